@@ -1,0 +1,197 @@
+/**
+ * The exporter's config file, in blackbox_exporter's format: a `modules:` map of module name to module.
+ *
+ * This schema is the one definition of that format. The exporter parses its file with it (defaults
+ * applied, unknown fields refused), and probekit's spec validates its `modules` with it, so a spec that
+ * synthesizes is a config the exporter accepts. Defaults are upstream's, written here and nowhere else.
+ */
+import { z } from 'zod';
+import { DURATION_HINT, parseDuration } from './duration';
+import { PROBER_NAMES } from '../interface';
+
+const duration = z.string().refine((text) => parseDuration(text) !== undefined, {
+  message: `must be ${DURATION_HINT}`,
+});
+
+/** A regular expression as written in the file; compiled (and checked) by the config loader. */
+const regexp = z.string();
+
+const ipProtocol = z.enum(['ip4', 'ip6']);
+
+/** Upstream defaults to ip6 with fallback to ip4: a dual-stack target is probed over IPv6 first. */
+const ipProtocolFields = {
+  preferred_ip_protocol: ipProtocol.default('ip6'),
+  ip_protocol_fallback: z.boolean().default(true),
+};
+
+const tlsVersion = z.enum(['TLS10', 'TLS11', 'TLS12', 'TLS13']);
+
+export const tlsConfigSchema = z.strictObject({
+  ca: z.string().optional(),
+  ca_file: z.string().optional(),
+  cert: z.string().optional(),
+  cert_file: z.string().optional(),
+  key: z.string().optional(),
+  key_file: z.string().optional(),
+  server_name: z.string().optional(),
+  insecure_skip_verify: z.boolean().default(false),
+  min_version: tlsVersion.optional(),
+  max_version: tlsVersion.optional(),
+});
+
+const basicAuthSchema = z.strictObject({
+  username: z.string().optional(),
+  username_file: z.string().optional(),
+  password: z.string().optional(),
+  password_file: z.string().optional(),
+});
+
+const authorizationSchema = z.strictObject({
+  type: z.string().default('Bearer'),
+  credentials: z.string().optional(),
+  credentials_file: z.string().optional(),
+});
+
+const oauth2Schema = z.strictObject({
+  client_id: z.string(),
+  client_secret: z.string().optional(),
+  client_secret_file: z.string().optional(),
+  scopes: z.array(z.string()).optional(),
+  token_url: z.string(),
+  endpoint_params: z.record(z.string(), z.string()).optional(),
+  tls_config: tlsConfigSchema.optional(),
+  proxy_url: z.string().optional(),
+});
+
+/** `http_headers`: each header from literal values, secret values, or files read at every probe. */
+const httpHeaderSchema = z.strictObject({
+  values: z.array(z.string()).optional(),
+  secrets: z.array(z.string()).optional(),
+  files: z.array(z.string()).optional(),
+});
+
+const headerMatchSchema = z.strictObject({
+  header: z.string(),
+  regexp,
+  allow_missing: z.boolean().default(false),
+});
+
+export const httpProbeSchema = z.strictObject({
+  valid_status_codes: z.array(z.number().int().min(100).max(599)).optional(),
+  valid_http_versions: z.array(z.string()).optional(),
+  ...ipProtocolFields,
+  skip_resolve_phase_with_proxy: z.boolean().default(false),
+  /** Deprecated upstream in favour of `follow_redirects`, still accepted: the seed's modules use it. */
+  no_follow_redirects: z.boolean().optional(),
+  fail_if_ssl: z.boolean().default(false),
+  fail_if_not_ssl: z.boolean().default(false),
+  method: z.string().default('GET'),
+  headers: z.record(z.string(), z.string()).optional(),
+  fail_if_body_matches_regexp: z.array(regexp).optional(),
+  fail_if_body_not_matches_regexp: z.array(regexp).optional(),
+  fail_if_header_matches: z.array(headerMatchSchema).optional(),
+  fail_if_header_not_matches: z.array(headerMatchSchema).optional(),
+  body: z.string().optional(),
+  body_file: z.string().optional(),
+  compression: z.enum(['', 'gzip', 'br', 'deflate', 'identity']).default(''),
+  /** Bytes, or a size with a unit as upstream writes them (`1MB`, `512KiB`); 0 means no limit. */
+  body_size_limit: z.union([z.number().int().min(0), z.string()]).optional(),
+  // prometheus/common's HTTP client settings, inline in the http section as upstream has them.
+  basic_auth: basicAuthSchema.optional(),
+  authorization: authorizationSchema.optional(),
+  bearer_token: z.string().optional(),
+  bearer_token_file: z.string().optional(),
+  oauth2: oauth2Schema.optional(),
+  tls_config: tlsConfigSchema.default({ insecure_skip_verify: false }),
+  proxy_url: z.string().optional(),
+  no_proxy: z.string().optional(),
+  proxy_from_environment: z.boolean().default(false),
+  proxy_connect_header: z.record(z.string(), z.array(z.string())).optional(),
+  follow_redirects: z.boolean().default(true),
+  enable_http2: z.boolean().default(true),
+  http_headers: z.record(z.string(), httpHeaderSchema).optional(),
+});
+
+const queryResponseSchema = z.strictObject({
+  expect: regexp.optional(),
+  expect_bytes: z.string().optional(),
+  labels: z.array(z.strictObject({ name: z.string(), value: z.string() })).optional(),
+  send: z.string().optional(),
+  starttls: z.boolean().default(false),
+});
+
+export const tcpProbeSchema = z.strictObject({
+  ...ipProtocolFields,
+  source_ip_address: z.string().optional(),
+  query_response: z.array(queryResponseSchema).optional(),
+  tls: z.boolean().default(false),
+  tls_config: tlsConfigSchema.default({ insecure_skip_verify: false }),
+});
+
+export const icmpProbeSchema = z.strictObject({
+  ...ipProtocolFields,
+  source_ip_address: z.string().optional(),
+  payload_size: z.number().int().min(0).max(65_000).optional(),
+  dont_fragment: z.boolean().default(false),
+  ttl: z.number().int().min(0).max(255).optional(),
+});
+
+const rrValidatorSchema = z.strictObject({
+  fail_if_matches_regexp: z.array(regexp).optional(),
+  fail_if_all_match_regexp: z.array(regexp).optional(),
+  fail_if_not_matches_regexp: z.array(regexp).optional(),
+  fail_if_none_matches_regexp: z.array(regexp).optional(),
+});
+
+export const DNS_QUERY_TYPES = ['A', 'AAAA', 'MX', 'TXT', 'SOA', 'NS', 'CNAME', 'SRV', 'PTR', 'ANY'] as const;
+
+export const dnsProbeSchema = z.strictObject({
+  ...ipProtocolFields,
+  dns_over_tls: z.boolean().default(false),
+  tls_config: tlsConfigSchema.default({ insecure_skip_verify: false }),
+  source_ip_address: z.string().optional(),
+  transport_protocol: z.enum(['udp', 'tcp']).default('udp'),
+  query_class: z.string().default('IN'),
+  query_name: z.string(),
+  query_type: z.enum(DNS_QUERY_TYPES).default('ANY'),
+  recursion_desired: z.boolean().default(true),
+  valid_rcodes: z.array(z.string()).default(['NOERROR']),
+  validate_answer_rrs: rrValidatorSchema.optional(),
+  validate_authority_rrs: rrValidatorSchema.optional(),
+  validate_additional_rrs: rrValidatorSchema.optional(),
+});
+
+export const grpcProbeSchema = z.strictObject({
+  service: z.string().default(''),
+  tls: z.boolean().default(false),
+  tls_config: tlsConfigSchema.default({ insecure_skip_verify: false }),
+  ...ipProtocolFields,
+});
+
+export const moduleSchema = z.strictObject({
+  prober: z.enum(PROBER_NAMES),
+  /** Unset: the probe gets the scrape's own timeout (less the offset), as upstream does. */
+  timeout: duration.optional(),
+  http: httpProbeSchema.optional(),
+  tcp: tcpProbeSchema.optional(),
+  icmp: icmpProbeSchema.optional(),
+  dns: dnsProbeSchema.optional(),
+  grpc: grpcProbeSchema.optional(),
+});
+
+export const configSchema = z.strictObject({
+  modules: z.record(z.string(), moduleSchema),
+});
+
+/** A module as written by a user (defaults not yet applied). */
+export type ModuleInput = z.input<typeof moduleSchema>;
+/** A module with every default applied, as probers receive it. */
+export type Module = z.output<typeof moduleSchema>;
+export type HttpProbe = z.output<typeof httpProbeSchema>;
+export type TcpProbe = z.output<typeof tcpProbeSchema>;
+export type IcmpProbe = z.output<typeof icmpProbeSchema>;
+export type DnsProbe = z.output<typeof dnsProbeSchema>;
+export type GrpcProbe = z.output<typeof grpcProbeSchema>;
+export type TlsConfig = z.output<typeof tlsConfigSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+export type Config = z.output<typeof configSchema>;

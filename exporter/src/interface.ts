@@ -1,0 +1,29 @@
+/**
+ * The exporter's public contract: what an agent, a Service or a unit file needs to know to talk to it.
+ * Everything outside exporter/ imports these instead of repeating them.
+ */
+
+/** Port of blackbox_exporter, kept so that an agent configured for it works unchanged. */
+export const EXPORTER_PORT = 9115;
+
+/** The path the agent scrapes, with `module` and `target` query parameters. */
+export const PROBE_PATH = '/probe';
+
+/** The exporter's own metrics. */
+export const METRICS_PATH = '/metrics';
+
+/** Liveness and readiness. */
+export const HEALTH_PATH = '/-/healthy';
+
+/** POST here (or send SIGHUP) to reload the config file. */
+export const RELOAD_PATH = '/-/reload';
+
+/** Default config file name, as blackbox_exporter's `--config.file`. */
+export const DEFAULT_CONFIG_FILE = 'blackbox.yml';
+
+/** The header Prometheus sends with every scrape; the probe deadline is derived from it. */
+export const SCRAPE_TIMEOUT_HEADER = 'X-Prometheus-Scrape-Timeout-Seconds';
+
+/** The probers the exporter implements; the `prober` field of a module takes one of these. */
+export const PROBER_NAMES = ['http', 'tcp', 'dns', 'icmp', 'grpc'] as const;
+export type ProberName = (typeof PROBER_NAMES)[number];

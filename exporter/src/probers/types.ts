@@ -1,0 +1,40 @@
+/**
+ * The one signature every prober has. The probe handler owns what all probers share (module lookup,
+ * the deadline, probe_success, probe_duration_seconds, debug output); a prober only probes.
+ */
+import type { Registry } from 'prom-client';
+import type { Module } from '../config/schema';
+
+/** The time a probe may take, as an abort signal plus the instant it fires. */
+export interface ProbeDeadline {
+  /** Aborted when the deadline passes; every socket, timer and request of the probe listens to it. */
+  readonly signal: AbortSignal;
+  /** Epoch milliseconds at which `signal` aborts. */
+  readonly at: number;
+}
+
+/** A logger for one probe: its lines go to the exporter's log and to the probe's debug output. */
+export interface ProbeLogger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** Per-request options that are not part of the module (the `hostname` query parameter, for one). */
+export interface ProbeOptions {
+  readonly hostname?: string;
+}
+
+/**
+ * Probes `target` with the module's settings, records its metrics in `registry` (fresh for this probe),
+ * and resolves to whether the probe succeeded. It never rejects: a failure is `false` plus a log line.
+ */
+export type Prober = (
+  deadline: ProbeDeadline,
+  target: string,
+  module: Module,
+  registry: Registry,
+  logger: ProbeLogger,
+  options: ProbeOptions,
+) => Promise<boolean>;
