@@ -1,0 +1,39 @@
+/**
+ * The search-engine Secret (seed 2.6): the engine's URL and the API token the assistant presents, the
+ * base64 `encoded` value of a created API key. The cluster form, the Pulumi stacks and
+ * `probekit search-engine create-key --output secret` all produce this one shape.
+ */
+
+/** Default name of the Secret; the skills server and the spec's `existingSecret` default to it. */
+export const SEARCH_ENGINE_SECRET_NAME = 'search-engine';
+
+/** Keys of the Secret's data. */
+export const SEARCH_ENGINE_SECRET_KEYS = {
+  url: 'url',
+  apiToken: 'api-token',
+} as const;
+
+export interface SearchEngineSecretInput {
+  readonly name?: string;
+  readonly namespace: string;
+  readonly url: string;
+  readonly apiToken: string;
+}
+
+/** The Secret as a Kubernetes manifest; `stringData` so that it reads back as written. */
+export function renderSearchEngineSecret(input: SearchEngineSecretInput): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: input.name ?? SEARCH_ENGINE_SECRET_NAME,
+      namespace: input.namespace,
+      labels: { 'app.kubernetes.io/part-of': 'probekit', 'app.kubernetes.io/component': 'search-engine' },
+    },
+    type: 'Opaque',
+    stringData: {
+      [SEARCH_ENGINE_SECRET_KEYS.url]: input.url,
+      [SEARCH_ENGINE_SECRET_KEYS.apiToken]: input.apiToken,
+    },
+  };
+}
