@@ -5,6 +5,7 @@
  */
 import * as pulumi from '@pulumi/pulumi';
 import { z } from 'zod';
+import { ROLE_PRESET_NAMES, type RolePreset } from '../src/search/api-key';
 
 /** The configuration namespace: the project name of Pulumi.yaml. */
 export const CONFIG_NAMESPACE = 'probekit';
@@ -54,6 +55,8 @@ const searchEngineAdminSchema = z.strictObject({
   insecure: z.boolean().optional(),
   /** PEM file of the CA that signed the engine's certificate. */
   caFile: z.string().min(1).optional(),
+  /** Role preset of the key; `all-access` is the seed's documented role. @default read-only */
+  role: z.enum(ROLE_PRESET_NAMES as [RolePreset, ...RolePreset[]], { error: `must be one of ${ROLE_PRESET_NAMES.join(', ')}` }).optional(),
   /** Name of the created key (seed 2.5 `name`); changing it creates a new key and invalidates the old. */
   keyName: z.string().min(1).optional(),
   secretName: dnsLabel.optional(),

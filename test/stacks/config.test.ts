@@ -40,6 +40,7 @@ describe('stack configuration', () => {
     ['clusters as an object', { ...valid, clusters: { name: 'a' } }, 'probekit:clusters: must be a list of clusters'],
     ['admin credentials without a password', { ...valid, searchEngine: { url: 'https://127.0.0.1:9200', username: 'elastic' } }, 'probekit:searchEngine.password: required'],
     ['a search-engine URL that is not http(s)', { ...valid, searchEngine: { url: 'ftp://127.0.0.1', apiToken: 't' } }, 'probekit:searchEngine.url: must be an http or https URL'],
+    ['a role that is no preset', { ...valid, searchEngine: { ...(valid.searchEngine as object), role: 'superuser' } }, 'probekit:searchEngine.role: must be one of all-access, read-only'],
     ['both forms mixed', { ...valid, searchEngine: { url: 'https://127.0.0.1:9200', apiToken: 't', password: 'p' } }, 'probekit:searchEngine.password: unknown field'],
     ['no searchEngine key', { ...valid, searchEngine: undefined }, 'probekit:searchEngine: required: either { url, username, password }'],
     ['an agent without a chart', { ...valid, agent: { version: '1' } }, 'probekit:agent.chart: required'],
