@@ -6,7 +6,7 @@ import { Chart } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
 import { stringify } from 'yaml';
 import { DEFAULTS, type Job } from '../model';
-import { agentValuesFor, type AgentValues as Values } from '../render/agent-values';
+import { agentValuesFor, type AgentChartValues } from '../render/agent-values';
 import { renderScrapeJob, type ScrapeConfig } from '../render/scrape-job';
 
 export interface AgentValuesProps {
@@ -39,7 +39,7 @@ export class AgentValues extends Construct {
     this.scrapeConfigs.push(renderScrapeJob(job, this.props.exporterAddress));
   }
 
-  get values(): Values {
+  get values(): AgentChartValues {
     return agentValuesFor(
       {
         chartKey: this.props.chartKey ?? DEFAULTS.agent.chartKey,

@@ -4,13 +4,13 @@
  */
 import { App } from 'cdk8s';
 import type { Environment, Spec } from '../model';
-import type { AgentValues } from '../render/agent-values';
+import type { AgentChartValues } from '../render/agent-values';
 import { ProbekitChart } from './probekit';
 
 export interface Synthesized {
   /** Kubernetes objects, in the order of the chart's manifest file. */
   readonly manifests: Array<Record<string, any>>;
-  readonly agentValues: AgentValues;
+  readonly agentValues: AgentChartValues;
 }
 
 export function synthesize(spec: Spec, env: Environment = {}): Synthesized {

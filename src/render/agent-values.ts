@@ -5,14 +5,14 @@
 import type { Spec } from '../model';
 import { renderScrapeJobs, type ScrapeConfig } from './scrape-job';
 
-export type AgentValues = Record<string, { extraScrapeConfigs?: ScrapeConfig[]; enabled?: boolean }>;
+export type AgentChartValues = Record<string, { extraScrapeConfigs?: ScrapeConfig[]; enabled?: boolean }>;
 
-export function agentValuesFor(agent: Spec['agent'], scrapeConfigs: readonly ScrapeConfig[]): AgentValues {
-  const values: AgentValues = { [agent.chartKey]: { extraScrapeConfigs: [...scrapeConfigs] } };
+export function agentValuesFor(agent: Spec['agent'], scrapeConfigs: readonly ScrapeConfig[]): AgentChartValues {
+  const values: AgentChartValues = { [agent.chartKey]: { extraScrapeConfigs: [...scrapeConfigs] } };
   if (agent.enableExporter) values[agent.exporterKey] = { enabled: true };
   return values;
 }
 
-export function renderAgentValues(spec: Spec): AgentValues {
+export function renderAgentValues(spec: Spec): AgentChartValues {
   return agentValuesFor(spec.agent, renderScrapeJobs(spec));
 }
