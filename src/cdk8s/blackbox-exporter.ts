@@ -1,0 +1,173 @@
+/**
+ * The probing exporter in a cluster: a ConfigMap with its config file, a Deployment that runs it, a
+ * Service on port 9115 with a readable name, and a Secret with the secret header values it reads from
+ * files. A config change rolls the pods through a checksum annotation.
+ */
+import { createHash } from 'node:crypto';
+import { ApiObject, Chart, JsonPatch } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import { stringify } from 'yaml';
+import { EXPORTER_PORT, HEALTH_PATH } from '../../exporter/src/interface';
+import { DEFAULTS, readEnvSecret, type Environment, type Resources, type SpecModule } from '../model';
+import { CLUSTER_SECRETS_DIR, renderExporterConfig, type SecretHeaderFile } from '../render/exporter-config';
+
+export interface BlackboxExporterProps {
+  /** Modules of the exporter's config file; more can be added with `addModule`. @default - none */
+  readonly modules?: Readonly<Record<string, SpecModule>>;
+  /** The exporter image. @default the image built from exporter/, tagged with this package's version */
+  readonly image?: string;
+  /** @default 1 */
+  readonly replicas?: number;
+  /** Requests and limits, as Kubernetes quantities. @default requests 50m CPU and 64Mi, limits 500m and 256Mi */
+  readonly resources?: Resources;
+  /** Name of the Service (and of the Deployment), the host part of the exporter's address. @default blackbox-exporter */
+  readonly serviceName?: string;
+  /**
+   * The environment `fromEnv` secret references are read from; the cdk8s app passes process.env.
+   * @default - no variables: a `fromEnv` header reference fails synth
+   */
+  readonly env?: Environment;
+}
+
+/** Annotation on the pod template whose value changes with the config, so that a change rolls the pods. */
+export const CONFIG_CHECKSUM_ANNOTATION = 'probekit.io/config-checksum';
+
+const CONFIG_DIR = '/etc/probekit';
+const CONFIG_FILE = 'blackbox.yml';
+/** An unprivileged uid and gid; the image's own user is not relied on, so runAsNonRoot can be verified. */
+const RUN_AS = 65534;
+
+export class BlackboxExporter extends Construct {
+  readonly configMap: kplus.ConfigMap;
+  readonly deployment: kplus.Deployment;
+  readonly service: kplus.Service;
+  /** Holds the secret header values; created with the first `fromEnv` header. */
+  private headerSecret?: kplus.Secret;
+  private readonly container: kplus.Container;
+  private readonly modules: Record<string, SpecModule>;
+  private readonly env: Environment;
+  private readonly mountedExistingSecrets = new Set<string>();
+  private netRawGranted = false;
+  private readonly serviceName: string;
+
+  constructor(scope: Construct, id: string, props: BlackboxExporterProps = {}) {
+    super(scope, id);
+    const serviceName = props.serviceName ?? DEFAULTS.exporter.serviceName;
+    this.serviceName = serviceName;
+    this.modules = { ...props.modules };
+    this.env = props.env ?? {};
+    const labels = { 'app.kubernetes.io/name': 'blackbox-exporter', 'app.kubernetes.io/part-of': 'probekit', 'app.kubernetes.io/instance': serviceName };
+
+    this.configMap = new kplus.ConfigMap(this, 'config', { metadata: { name: `${serviceName}-config`, labels } });
+
+    this.deployment = new kplus.Deployment(this, 'deployment', {
+      metadata: { name: serviceName, labels },
+      replicas: props.replicas ?? DEFAULTS.exporter.replicas,
+      podMetadata: { labels },
+      // Select by readable labels rather than the construct path, which would freeze the tree's layout
+      // into an immutable selector.
+      select: false,
+      securityContext: { ensureNonRoot: true, user: RUN_AS, group: RUN_AS },
+      automountServiceAccountToken: false,
+    });
+    const selector = { 'app.kubernetes.io/name': labels['app.kubernetes.io/name'], 'app.kubernetes.io/instance': serviceName };
+    this.deployment.select(kplus.LabelSelector.of({ labels: selector }));
+    this.container = this.deployment.addContainer({
+      name: 'exporter',
+      image: props.image ?? DEFAULTS.exporter.image,
+      imagePullPolicy: kplus.ImagePullPolicy.IF_NOT_PRESENT,
+      args: [`--config.file=${CONFIG_DIR}/${CONFIG_FILE}`, `--web.listen-address=:${EXPORTER_PORT}`],
+      ports: [{ number: EXPORTER_PORT, name: 'http' }],
+      liveness: kplus.Probe.fromHttpGet(HEALTH_PATH, { port: EXPORTER_PORT }),
+      readiness: kplus.Probe.fromHttpGet(HEALTH_PATH, { port: EXPORTER_PORT }),
+      securityContext: {
+        ensureNonRoot: true,
+        user: RUN_AS,
+        group: RUN_AS,
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+        privileged: false,
+        seccompProfile: { type: kplus.SeccompProfileType.RUNTIME_DEFAULT },
+      },
+    });
+    this.container.mount(CONFIG_DIR, kplus.Volume.fromConfigMap(this, 'config-volume', this.configMap));
+    ApiObject.of(this.deployment).addJsonPatch(
+      JsonPatch.add('/spec/template/spec/containers/0/securityContext/capabilities', { drop: ['ALL'] }),
+      // Quantities pass through as written: no unit conversion to get wrong.
+      JsonPatch.add('/spec/template/spec/containers/0/resources', resourcesOf(props.resources ?? DEFAULTS.exporter.resources)),
+    );
+
+    this.service = new kplus.Service(this, 'service', {
+      metadata: { name: serviceName, labels },
+      ports: [{ port: EXPORTER_PORT, targetPort: EXPORTER_PORT, name: 'http' }],
+    });
+    Object.entries(selector).forEach(([key, value]) => this.service.selectLabel(key, value));
+
+    this.render();
+  }
+
+  /** The address the agent scrapes: the Service's cluster DNS name and port 9115. */
+  get address(): string {
+    const namespace = Chart.of(this).namespace ?? 'default';
+    return `${this.service.name}.${namespace}.svc:${EXPORTER_PORT}`;
+  }
+
+  /** Adds a module to the config file (or replaces one of the same name). */
+  addModule(name: string, module: SpecModule): void {
+    this.modules[name] = module;
+    this.render();
+  }
+
+  private render(): void {
+    const { config, secretFiles } = renderExporterConfig({ modules: this.modules }, CLUSTER_SECRETS_DIR);
+    const text = stringify(config, { lineWidth: 0 });
+    this.configMap.addData(CONFIG_FILE, text);
+    this.deployment.podMetadata.addAnnotation(CONFIG_CHECKSUM_ANNOTATION, createHash('sha256').update(text).digest('hex'));
+    secretFiles.forEach((file) => this.provideSecretFile(file));
+    if (!this.netRawGranted && Object.values(this.modules).some((module) => module.prober === 'icmp')) this.grantIcmp();
+  }
+
+  private provideSecretFile(file: SecretHeaderFile): void {
+    if ('existingSecret' in file.ref) {
+      const { name } = file.ref.existingSecret;
+      if (this.mountedExistingSecrets.has(name)) return;
+      this.mountedExistingSecrets.add(name);
+      const secret = kplus.Secret.fromSecretName(this, `existing-${name}`, name);
+      this.container.mount(`${CLUSTER_SECRETS_DIR}/${name}`, kplus.Volume.fromSecret(this, `existing-${name}-volume`, secret), { readOnly: true });
+      return;
+    }
+    const value = readEnvSecret(file.ref, this.env);
+    if (value === undefined) {
+      throw new Error(`modules.${file.module}.http.headers.${file.header}.fromEnv: environment variable ${file.ref.fromEnv} is not set; export it before synth, or reference an existing Secret with existingSecret: { name, key }`);
+    }
+    if (!this.headerSecret) {
+      this.headerSecret = new kplus.Secret(this, 'headers', { metadata: { name: `${this.serviceName}-headers` } });
+      this.container.mount(CLUSTER_SECRETS_DIR, kplus.Volume.fromSecret(this, 'headers-volume', this.headerSecret), { readOnly: true });
+    }
+    this.headerSecret.addStringData(file.fileName, value);
+  }
+
+  /**
+   * ICMP needs raw sockets (NET_RAW) or unprivileged ping sockets; the pod gets both, and only when a
+   * module pings. net.ipv4.ping_group_range is a namespaced sysctl that Kubernetes counts as safe.
+   */
+  private grantIcmp(): void {
+    this.netRawGranted = true;
+    ApiObject.of(this.deployment).addJsonPatch(
+      JsonPatch.add('/spec/template/spec/containers/0/securityContext/capabilities/add', ['NET_RAW']),
+      JsonPatch.add('/spec/template/spec/securityContext/sysctls', [{ name: 'net.ipv4.ping_group_range', value: `0 ${2 ** 31 - 1}` }]),
+    );
+  }
+}
+
+/** The generated Kubernetes types want Quantity objects; a quantity passes through as written. */
+function resourcesOf(resources: Resources): Record<string, Record<string, kplus.k8s.Quantity>> {
+  const quantities = (amounts: Resources['requests']) =>
+    Object.fromEntries(
+      Object.entries(amounts)
+        .filter((entry): entry is [string, string | number] => entry[1] !== undefined)
+        .map(([name, amount]) => [name, typeof amount === 'number' ? kplus.k8s.Quantity.fromNumber(amount) : kplus.k8s.Quantity.fromString(amount)]),
+    );
+  return { requests: quantities(resources.requests), limits: quantities(resources.limits) };
+}

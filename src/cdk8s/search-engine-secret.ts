@@ -1,0 +1,45 @@
+/**
+ * The Secret that holds the search engine's URL and API token (seed 2.6). With `existingSecret` nothing
+ * is created: the construct only references the Secret made elsewhere.
+ */
+import { ApiObject, Chart } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import { DEFAULTS, readEnvSecret, type Environment, type SecretRef } from '../model';
+import { SEARCH_ENGINE_SECRET_KEYS, renderSearchEngineSecret } from '../render/search-engine-secret';
+
+export interface SearchEngineSecretProps {
+  /** URL of the search engine. */
+  readonly url: string;
+  /** Where the API token (the key's `encoded` value) comes from. */
+  readonly apiToken: SecretRef;
+  /** Name of the Secret to create. @default search-engine */
+  readonly name?: string;
+  /** The environment a `fromEnv` token is read from. @default - none: a `fromEnv` token fails synth */
+  readonly env?: Environment;
+}
+
+export class SearchEngineSecret extends Construct {
+  /** The Secret holding the token: the one created here, or the existing one referenced. */
+  readonly secret: kplus.ISecret;
+  /** The key under which `secret` holds the token. */
+  readonly apiTokenKey: string;
+
+  constructor(scope: Construct, id: string, props: SearchEngineSecretProps) {
+    super(scope, id);
+    if ('existingSecret' in props.apiToken) {
+      this.secret = kplus.Secret.fromSecretName(this, 'existing', props.apiToken.existingSecret.name);
+      this.apiTokenKey = props.apiToken.existingSecret.key;
+      return;
+    }
+    const apiToken = readEnvSecret(props.apiToken, props.env ?? {});
+    if (apiToken === undefined) {
+      throw new Error(`searchEngine.apiToken.fromEnv: environment variable ${props.apiToken.fromEnv} is not set; export it before synth, or reference an existing Secret with existingSecret: { name, key }`);
+    }
+    const name = props.name ?? DEFAULTS.searchEngine.secretName;
+    const manifest = renderSearchEngineSecret({ name, namespace: Chart.of(this).namespace ?? 'default', url: props.url, apiToken });
+    new ApiObject(this, 'resource', manifest as unknown as ConstructorParameters<typeof ApiObject>[2]);
+    this.secret = kplus.Secret.fromSecretName(this, 'created', name);
+    this.apiTokenKey = SEARCH_ENGINE_SECRET_KEYS.apiToken;
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * From what a user wrote to a validated Spec: schema checks, presets expanded, defaults filled, and the
+ * rules that span fields. Every problem is one line naming the field and the fix; all of them are
+ * reported at once so that one synth shows everything to mend.
+ */
+import { isIP } from 'node:net';
+import { moduleSchema, type ModuleInput } from '../../exporter/src/config/schema';
+import { DURATION_HINT, parseDuration } from '../../exporter/src/config/duration';
+import type { ProberName } from '../../exporter/src/interface';
+import { describeIssues, formatPath, type FieldPath } from './issues';
+import { http2xx, http2xxWithHeader, httpPost2xx } from './presets';
+import { isSecretRef, readEnvSecret, type Environment, type SecretRef } from './secret-ref';
+import { DEFAULTS, specSchema, type Job, type PresetModule, type Spec, type SpecInput, type SpecModule } from './spec';
+
+export class SpecError extends Error {
+  constructor(readonly problems: readonly string[], readonly source?: string) {
+    super(problems.map((problem) => (source ? `${source}: ${problem}` : problem)).join('\n'));
+    this.name = 'SpecError';
+  }
+}
+
+export interface ParseOptions {
+  /** Where the spec came from, put before every problem (a file name, `probekit:spec`). */
+  readonly source?: string;
+  /**
+   * The environment `fromEnv` references are read from. Given, an unset variable is an error; omitted,
+   * references are not checked (for tools that only read the spec).
+   */
+  readonly env?: Environment;
+}
+
+/** Validates a spec and fills its defaults; throws SpecError listing every problem. */
+export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}): Spec {
+  const parsed = specSchema.safeParse(input);
+  if (!parsed.success) throw new SpecError(describeIssues(specSchema, parsed.error.issues), options.source);
+  const raw = parsed.data;
+  const problems: string[] = [];
+
+  const modules: Record<string, SpecModule> = {};
+  for (const [name, entry] of Object.entries(raw.modules ?? {})) {
+    const module = 'preset' in entry ? expandPreset(entry as PresetModule) : (entry as SpecModule);
+    problems.push(...checkModule(module, ['modules', name]));
+    modules[name] = module;
+  }
+
+  const jobs = raw.jobs.map(
+    (job): Job => ({
+      name: job.name ?? DEFAULTS.job.name,
+      module: job.module,
+      targets: job.targets,
+      scrapeInterval: job.scrapeInterval ?? DEFAULTS.job.scrapeInterval,
+      scrapeTimeout: job.scrapeTimeout ?? DEFAULTS.job.scrapeTimeout,
+      labels: job.labels ?? {},
+    }),
+  );
+  if (jobs.length === 0) problems.push('jobs: is empty; add at least one job with a module and its targets');
+  jobs.forEach((job, index) => problems.push(...checkJob(job, ['jobs', index], modules)));
+  problems.push(...checkDuplicateJobNames(jobs));
+
+  const spec: Spec = {
+    namespace: raw.namespace ?? DEFAULTS.namespace,
+    exporter: {
+      image: raw.exporter?.image ?? DEFAULTS.exporter.image,
+      replicas: raw.exporter?.replicas ?? DEFAULTS.exporter.replicas,
+      serviceName: raw.exporter?.serviceName ?? DEFAULTS.exporter.serviceName,
+      resources: {
+        requests: { ...DEFAULTS.exporter.resources.requests, ...raw.exporter?.resources?.requests },
+        limits: { ...DEFAULTS.exporter.resources.limits, ...raw.exporter?.resources?.limits },
+      },
+    },
+    modules,
+    jobs,
+    agent: {
+      chartKey: raw.agent?.chartKey ?? DEFAULTS.agent.chartKey,
+      exporterKey: raw.agent?.exporterKey ?? DEFAULTS.agent.exporterKey,
+      enableExporter: raw.agent?.enableExporter ?? DEFAULTS.agent.enableExporter,
+    },
+    searchEngine: raw.searchEngine && {
+      url: raw.searchEngine.url,
+      apiToken: raw.searchEngine.apiToken,
+      secretName: raw.searchEngine.secretName ?? DEFAULTS.searchEngine.secretName,
+    },
+  };
+
+  if (options.env) problems.push(...checkEnvReferences(spec, options.env));
+  if (problems.length > 0) throw new SpecError(problems, options.source);
+  return spec;
+}
+
+function expandPreset(entry: PresetModule): SpecModule {
+  switch (entry.preset) {
+    case 'http_2xx':
+      return http2xx();
+    case 'http_2xx_with_header':
+      return http2xxWithHeader({ accessToken: entry.accessToken, acceptLanguage: entry.acceptLanguage });
+    case 'http_post_2xx':
+      return httpPost2xx({ body: entry.body });
+  }
+}
+
+/** The module with each secret header replaced by a stand-in, as the exporter's schema sees it. */
+export function withoutSecretHeaders(module: SpecModule): ModuleInput {
+  if (!module.http?.headers) return module as ModuleInput;
+  const headers = Object.fromEntries(
+    Object.entries(module.http.headers).map(([name, value]) => [name, typeof value === 'string' ? value : '<secret>']),
+  );
+  return { ...module, http: { ...module.http, headers } } as ModuleInput;
+}
+
+/** The secret references among a module's header values, by header name. */
+export function secretHeaders(module: SpecModule): Array<[header: string, ref: SecretRef]> {
+  return Object.entries(module.http?.headers ?? {}).filter((entry): entry is [string, SecretRef] => isSecretRef(entry[1]));
+}
+
+function checkModule(module: SpecModule, path: FieldPath): string[] {
+  const result = moduleSchema.safeParse(withoutSecretHeaders(module));
+  if (!result.success) return describeIssues(moduleSchema, result.error.issues, path);
+  const problems: string[] = [];
+  const prober = module.prober;
+  for (const section of ['http', 'tcp', 'dns', 'icmp', 'grpc'] as const) {
+    if (section !== prober && module[section] !== undefined) {
+      problems.push(`${formatPath([...path, section])}: this module's prober is ${prober}, so its ${section} settings would be ignored; move them to a module with prober: ${section}, or remove them`);
+    }
+  }
+  if (prober === 'dns' && !module.dns) {
+    problems.push(`${formatPath([...path, 'dns'])}: a dns module needs dns.query_name; add it`);
+  }
+  return problems;
+}
+
+function checkJob(job: Job, path: FieldPath, modules: Readonly<Record<string, SpecModule>>): string[] {
+  const problems: string[] = [];
+  const field = (name: string): string => formatPath([...path, name]);
+  const interval = parseDuration(job.scrapeInterval);
+  const timeout = parseDuration(job.scrapeTimeout);
+  if (interval === undefined) problems.push(`${field('scrapeInterval')}: "${job.scrapeInterval}" must be ${DURATION_HINT}`);
+  if (timeout === undefined) problems.push(`${field('scrapeTimeout')}: "${job.scrapeTimeout}" must be ${DURATION_HINT}`);
+  if (interval !== undefined && timeout !== undefined && timeout > interval) {
+    problems.push(`${field('scrapeTimeout')}: ${job.scrapeTimeout} is longer than scrapeInterval ${job.scrapeInterval}, which Prometheus refuses; lower scrapeTimeout or raise scrapeInterval`);
+  }
+
+  const module = modules[job.module];
+  if (!module) {
+    const known = Object.keys(modules);
+    const fix = known.length > 0 ? `use one of: ${known.join(', ')}, or define it under modules` : 'define it under modules';
+    problems.push(`${field('module')}: module "${job.module}" is not defined; ${fix}`);
+  } else {
+    const moduleTimeout = module.timeout === undefined ? undefined : parseDuration(module.timeout);
+    if (moduleTimeout !== undefined && timeout !== undefined && moduleTimeout > timeout) {
+      problems.push(`${formatPath(['modules', job.module, 'timeout'])}: ${module.timeout} is longer than scrapeTimeout ${job.scrapeTimeout} of job "${job.name}", so probes would be cut short; lower the module's timeout or raise the job's scrapeTimeout`);
+    }
+  }
+
+  if (job.targets.length === 0) problems.push(`${field('targets')}: is empty; list at least one endpoint to probe`);
+  if (module) {
+    job.targets.forEach((target, index) => {
+      const problem = checkTarget(target, module.prober);
+      if (problem) problems.push(`${formatPath([...path, 'targets', index])}: "${target}" ${problem}`);
+    });
+  }
+  return problems;
+}
+
+function checkDuplicateJobNames(jobs: readonly Job[]): string[] {
+  const seen = new Map<string, number>();
+  const problems: string[] = [];
+  jobs.forEach((job, index) => {
+    const first = seen.get(job.name);
+    if (first === undefined) seen.set(job.name, index);
+    else problems.push(`${formatPath(['jobs', index, 'name'])}: "${job.name}" is already the name of jobs[${first}]; Prometheus needs unique job names, so give this job a name of its own`);
+  });
+  return problems;
+}
+
+const HOSTNAME = /^(?=.{1,253}$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*\.?$/;
+
+function isHost(host: string): boolean {
+  if (host.startsWith('[') && host.endsWith(']')) return isIP(host.slice(1, -1)) === 6;
+  return isIP(host) === 4 || HOSTNAME.test(host);
+}
+
+/** Splits `host:port` and `[v6]:port`; undefined when there is no port. */
+function splitHostPort(target: string): { host: string; port: string } | undefined {
+  const match = /^(\[[^\]]+\]|[^:[\]]+):([0-9]+)$/.exec(target);
+  return match ? { host: match[1], port: match[2] } : undefined;
+}
+
+function isPort(port: string): boolean {
+  const value = Number(port);
+  return Number.isInteger(value) && value >= 1 && value <= 65535;
+}
+
+/** Why a target does not fit its prober, or undefined when it does. */
+export function checkTarget(target: string, prober: ProberName): string | undefined {
+  switch (prober) {
+    case 'http': {
+      let url: URL;
+      try {
+        url = new URL(target);
+      } catch {
+        return 'is not a URL; write it with its scheme, for example https://example.com/health';
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') return `has scheme ${url.protocol.slice(0, -1)}; an http module probes http:// and https:// URLs`;
+      return url.hostname ? undefined : 'has no host; write it as https://host[:port]/path';
+    }
+    case 'tcp':
+    case 'grpc': {
+      const parts = splitHostPort(target);
+      if (!parts) return `is not host:port; a ${prober} module needs the port, for example example.com:443 or [::1]:${prober === 'grpc' ? '50051' : '443'}`;
+      if (!isHost(parts.host)) return `has an invalid host "${parts.host}"`;
+      return isPort(parts.port) ? undefined : `has an invalid port ${parts.port}; use 1 to 65535`;
+    }
+    case 'dns': {
+      const parts = splitHostPort(target);
+      if (parts) return !isHost(parts.host) ? `has an invalid host "${parts.host}"` : isPort(parts.port) ? undefined : `has an invalid port ${parts.port}; use 1 to 65535`;
+      return isHost(target) ? undefined : 'is not the address of a DNS server; write host or host:port, for example 1.1.1.1 or ns1.example.com:53';
+    }
+    case 'icmp':
+      if (isHost(target) || isIP(target) === 6) return undefined;
+      return 'is not a host; an icmp module pings a host name or IP address, without scheme or port';
+  }
+}
+
+function checkEnvReferences(spec: Spec, env: Environment): string[] {
+  const references: Array<[FieldPath, SecretRef]> = [];
+  if (spec.searchEngine) references.push([['searchEngine', 'apiToken'], spec.searchEngine.apiToken]);
+  for (const [name, module] of Object.entries(spec.modules)) {
+    for (const [header, ref] of secretHeaders(module)) references.push([['modules', name, 'http', 'headers', header], ref]);
+  }
+  return references.flatMap(([path, ref]) =>
+    'fromEnv' in ref && readEnvSecret(ref, env) === undefined
+      ? [`${formatPath([...path, 'fromEnv'])}: environment variable ${ref.fromEnv} is not set; export it before synth, or reference an existing Secret with existingSecret: { name, key }`]
+      : [],
+  );
+}

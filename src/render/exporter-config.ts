@@ -1,0 +1,66 @@
+/**
+ * Spec to the exporter's config file (seed 2.3: a `modules:` map). Secret header values never enter
+ * the file: each becomes an `http_headers` entry read from a file, and the caller mounts that file
+ * from a Secret (cluster) or writes it with tight permissions (single machine).
+ */
+import { stringify } from 'yaml';
+import type { ConfigInput, ModuleInput } from '../../exporter/src/config/schema';
+import type { SecretRef, Spec, SpecModule } from '../model';
+import { secretHeaders, withoutSecretHeaders } from '../model';
+
+/** A secret header value the exporter reads from a file. */
+export interface SecretHeaderFile {
+  readonly module: string;
+  readonly header: string;
+  /** File name inside the secrets directory; also the key in the Secret that holds it. */
+  readonly fileName: string;
+  readonly path: string;
+  readonly ref: SecretRef;
+}
+
+export interface RenderedExporterConfig {
+  readonly config: ConfigInput;
+  readonly secretFiles: readonly SecretHeaderFile[];
+}
+
+/** Where the exporter finds secret header files in the cluster form. */
+export const CLUSTER_SECRETS_DIR = '/etc/probekit/secrets';
+
+/** A Secret key and file name for one module's header: only the characters both allow. */
+export function secretFileName(module: string, header: string): string {
+  return `${module}.${header}`.toLowerCase().replace(/[^-._a-z0-9]/g, '-');
+}
+
+export function renderExporterConfig(spec: Pick<Spec, 'modules'>, secretsDir: string = CLUSTER_SECRETS_DIR): RenderedExporterConfig {
+  const secretFiles: SecretHeaderFile[] = [];
+  const modules: Record<string, ModuleInput> = {};
+  for (const [name, module] of Object.entries(spec.modules)) {
+    const files = secretHeaders(module).map(([header, ref]) => {
+      const fileName = secretFileName(name, header);
+      return { module: name, header, fileName, path: `${secretsDir}/${fileName}`, ref };
+    });
+    secretFiles.push(...files);
+    modules[name] = moveSecretHeadersToFiles(module, files);
+  }
+  return { config: { modules }, secretFiles };
+}
+
+function moveSecretHeadersToFiles(module: SpecModule, files: readonly SecretHeaderFile[]): ModuleInput {
+  if (files.length === 0) return withoutSecretHeaders(module);
+  const secret = new Set(files.map((file) => file.header));
+  const plainHeaders = Object.fromEntries(Object.entries(module.http?.headers ?? {}).filter(([header]) => !secret.has(header)));
+  const { headers: _omitted, ...http } = module.http ?? {};
+  const httpHeaders = {
+    ...module.http?.http_headers,
+    ...Object.fromEntries(files.map((file) => [file.header, { files: [file.path] }])),
+  };
+  return {
+    ...module,
+    http: { ...http, ...(Object.keys(plainHeaders).length > 0 ? { headers: plainHeaders as Record<string, string> } : {}), http_headers: httpHeaders },
+  } as ModuleInput;
+}
+
+/** The config file's text, as the exporter reads it. */
+export function renderExporterConfigYaml(spec: Pick<Spec, 'modules'>, secretsDir?: string): string {
+  return stringify(renderExporterConfig(spec, secretsDir).config, { lineWidth: 0 });
+}
