@@ -54,10 +54,10 @@ export async function runProgram<Exports>(
   );
   const monitor = pulumi.runtime.getMonitor() as unknown as MockMonitor;
   pulumi.runtime.setAllConfig(config, [...secretKeys]);
-  let exports: Exports | undefined;
-  jest.isolateModules(() => {
-    exports = require(programPath) as Exports;
-  });
+  // A fresh module registry runs the program anew. Not jest.isolateModules: Pulumi looks modules up in
+  // require.cache when it serializes a dynamic provider, and an isolated registry is gone by then.
+  jest.resetModules();
+  const exports = require(programPath) as Exports;
   // Drains the queue of registrations, as the engine does before a program ends.
   await pulumi.runtime.disconnect();
   const urns = [...monitor.resources.keys()];
@@ -65,7 +65,7 @@ export async function runProgram<Exports>(
     ...resource,
     urn: urns.find((urn) => urn.endsWith(`${resource.type}::${resource.name}`)) ?? '',
   }));
-  return { resources, exports: exports as Exports };
+  return { resources, exports };
 }
 
 export function isSecretValue(value: unknown): value is { value: unknown } {

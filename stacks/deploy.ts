@@ -1,0 +1,105 @@
+/**
+ * The program's body: one API key (created here, or the one configured), then one component per cluster
+ * with the objects the cdk8s chart synthesizes for that cluster's spec. Kept apart from index.ts so that
+ * what runs on `pulumi up` is a function of the configuration and the environment alone.
+ */
+import * as pulumi from '@pulumi/pulumi';
+import { readFileSync } from 'node:fs';
+import { synthesize } from '../src/cdk8s';
+import { DEFAULTS, type Environment } from '../src/model';
+import { clusterExporterAddress } from '../src/render/scrape-job';
+import { DEFAULT_ROLE_PRESET } from '../src/search/api-key';
+import { SearchEngineApiKey } from './api-key';
+import { ProbekitCluster } from './cluster';
+import type { KubernetesObject } from './objects';
+import { CONFIG_KEYS, createsApiKey, problemAt, StackConfigError, type StackConfig } from './config';
+
+export interface ClusterOutputs {
+  readonly namespace: string;
+  /** host:port the agent's scrape job sends probes to. */
+  readonly exporterAddress: string;
+  readonly searchEngineSecret: pulumi.Output<string>;
+  readonly agentRelease: pulumi.Output<string>;
+  readonly agentStatus: pulumi.Output<string>;
+}
+
+/** What `pulumi stack output` shows: addresses and names, nothing secret. */
+export interface DeploymentOutputs {
+  /** The created key's id (not a credential), to find it in the engine. */
+  readonly searchEngineApiKeyId?: pulumi.Output<string>;
+  readonly clusters: Record<string, ClusterOutputs>;
+}
+
+export interface Deployment {
+  /** The key created at deploy time; absent when the configuration gives a ready token. */
+  readonly apiKey?: SearchEngineApiKey;
+  readonly clusters: readonly ProbekitCluster[];
+  readonly outputs: DeploymentOutputs;
+}
+
+function readCaFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new StackConfigError([problemAt([CONFIG_KEYS.searchEngine, 'caFile'], `cannot read ${path} (${code}); give the PEM file of the engine's CA`)]);
+  }
+}
+
+export function deployProbekit(config: StackConfig, env: Environment): Deployment {
+  const { searchEngine, agent } = config;
+  const apiKey = createsApiKey(searchEngine)
+    ? new SearchEngineApiKey('search-engine-api-key', {
+        url: searchEngine.url,
+        username: searchEngine.username,
+        password: searchEngine.password,
+        name: searchEngine.keyName ?? `probekit-${pulumi.getStack()}`,
+        role: searchEngine.role ?? DEFAULT_ROLE_PRESET,
+        ...(searchEngine.insecure === undefined ? {} : { insecure: searchEngine.insecure }),
+        // The program is the edge that reads files; the provider gets the CA's text.
+        ...(searchEngine.caFile === undefined ? {} : { ca: readCaFile(searchEngine.caFile) }),
+      })
+    : undefined;
+  const apiToken = pulumi.secret(apiKey ? apiKey.encoded : (searchEngine as { apiToken: string }).apiToken);
+
+  const clusters = config.clusters.map((cluster) => {
+    const { manifests, agentValues } = synthesize(cluster.spec, env);
+    return new ProbekitCluster(cluster.name, {
+      kubeconfig: cluster.kubeconfig,
+      context: cluster.context,
+      namespace: cluster.spec.namespace,
+      objects: manifests as KubernetesObject[],
+      searchEngineSecret: {
+        name: searchEngine.secretName ?? DEFAULTS.searchEngine.secretName,
+        namespace: cluster.spec.namespace,
+        url: searchEngine.url,
+        apiToken,
+      },
+      agent: {
+        chart: agent.chart,
+        repository: agent.repository,
+        version: agent.version,
+        releaseName: agent.releaseName,
+        namespace: agent.namespace ?? cluster.spec.namespace,
+        values: agentValues,
+      },
+    });
+  });
+
+  const outputs: DeploymentOutputs = {
+    ...(apiKey ? { searchEngineApiKeyId: apiKey.id } : {}),
+    clusters: Object.fromEntries(
+      config.clusters.map((cluster, index) => [
+        cluster.name,
+        {
+          namespace: cluster.spec.namespace,
+          exporterAddress: clusterExporterAddress(cluster.spec),
+          searchEngineSecret: clusters[index]!.searchEngineSecret.metadata.name,
+          agentRelease: clusters[index]!.agentRelease.name,
+          agentStatus: clusters[index]!.agentRelease.status.status,
+        },
+      ]),
+    ),
+  };
+  return { ...(apiKey ? { apiKey } : {}), clusters, outputs };
+}
