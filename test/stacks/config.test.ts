@@ -1,4 +1,7 @@
 import * as pulumi from '@pulumi/pulumi';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { documentedExample } from '../../src/model';
 import { parseStackConfig, readRawStackConfig, createsApiKey, type RawStackConfig } from '../../stacks/config';
 
@@ -109,5 +112,16 @@ describe('reading the running stack', () => {
     pulumi.runtime.setAllConfig({ 'probekit:searchEngine': 'hunter2-not-json' }, ['probekit:searchEngine']);
     expect(() => readRawStackConfig()).toThrow(/^probekit:searchEngine: must be structured configuration/);
     expect(() => readRawStackConfig()).not.toThrow(/hunter2/);
+  });
+});
+
+describe('the example stack file', () => {
+  it('Pulumi.dev.yaml configures two clusters and is valid once the password is set', () => {
+    const stack = parseYaml(readFileSync(join(__dirname, '..', '..', 'Pulumi.dev.yaml'), 'utf8')) as { config: Record<string, unknown> };
+    const raw = Object.fromEntries(Object.entries(stack.config).map(([key, value]) => [key.replace(/^probekit:/, ''), value])) as RawStackConfig;
+    expect(errorOf(raw)).toBe('probekit:searchEngine.password: required');
+    const config = parseStackConfig({ ...raw, searchEngine: { ...(raw.searchEngine as object), password: 'set-as-a-secret' } }, {});
+    expect(config.clusters.map((cluster) => cluster.name)).toEqual(['eu-west', 'us-east']);
+    expect(config.clusters[1]!.spec.exporter.replicas).toBe(2);
   });
 });
