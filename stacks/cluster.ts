@@ -99,13 +99,16 @@ export class ProbekitCluster extends pulumi.ComponentResource {
   }
 }
 
-/** The shared Secret shape, with the token as a secret output and everything else in the open. */
+/**
+ * The shared Secret shape. Only stringData depends on the token; rendering the rest without it keeps the
+ * Secret's name and labels known at preview, before the key exists, and out of the secret.
+ */
 function secretArgs(input: SearchEngineSecretArgs): kubernetes.core.v1.SecretArgs {
-  const rendered = pulumi.secret(input.apiToken).apply((apiToken) => renderSearchEngineSecret({ ...input, apiToken }));
+  const render = (apiToken: string) => renderSearchEngineSecret({ ...input, apiToken });
+  const { metadata, type } = render('');
   return {
-    // Name, labels and type do not depend on the token; only stringData stays secret.
-    metadata: pulumi.unsecret(rendered.apply((secret) => secret.metadata as kubernetes.types.input.meta.v1.ObjectMeta)),
-    type: pulumi.unsecret(rendered.apply((secret) => secret.type as string)),
-    stringData: rendered.apply((secret) => secret.stringData as Record<string, string>),
+    metadata: metadata as kubernetes.types.input.meta.v1.ObjectMeta,
+    type: type as string,
+    stringData: pulumi.secret(input.apiToken).apply((apiToken) => render(apiToken).stringData as Record<string, string>),
   };
 }

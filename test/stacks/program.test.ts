@@ -260,6 +260,13 @@ describe('other configurations', () => {
     }
   });
 
+  it('knows each Secret\'s name at preview, before the key exists', async () => {
+    const preview = await runProgram(PROGRAM, config(adminCredentials, [{ name: 'solo' }]), SECRET_KEYS, () => undefined, true);
+    const secret = preview.resources.find((resource) => resource.name === 'solo-search-engine')!;
+    expect(secret.inputs.metadata).toEqual({ name: 'search-engine', namespace: 'monitoring', labels: expect.any(Object) });
+    expect(revealed(secret.inputs.stringData)).not.toHaveProperty('api-token');
+  });
+
   it('stops on a configuration error that names the wrong key', async () => {
     const bad = [{ name: 'alpha' }, { name: 'Beta Cluster' }];
     await expect(runProgram(PROGRAM, config(adminCredentials, bad), SECRET_KEYS, mockedEngine)).rejects.toThrow(/^probekit:clusters\[1\]\.name: must be a DNS-1123 label/);

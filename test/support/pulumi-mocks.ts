@@ -30,13 +30,15 @@ export interface ProgramRun<Exports> {
 
 /**
  * Sets `config` (with `secretKeys` marked secret), loads the program fresh, and waits until every
- * resource it creates is registered.
+ * resource it creates is registered. With `preview`, outputs the mocked engine leaves out are unknown, as
+ * in `pulumi preview`.
  */
 export async function runProgram<Exports>(
   programPath: string,
   config: Record<string, string>,
   secretKeys: readonly string[],
   state: MockState = () => undefined,
+  preview = false,
 ): Promise<ProgramRun<Exports>> {
   const registered: Omit<RegisteredResource, 'urn'>[] = [];
   await pulumi.runtime.setMocks(
@@ -51,6 +53,7 @@ export async function runProgram<Exports>(
     },
     'probekit',
     'test',
+    preview,
   );
   const monitor = pulumi.runtime.getMonitor() as unknown as MockMonitor;
   pulumi.runtime.setAllConfig(config, [...secretKeys]);
