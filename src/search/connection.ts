@@ -1,0 +1,182 @@
+/**
+ * How probekit reaches a search engine: one place that builds the official client from a URL, the credentials
+ * and the TLS choice, and one place that turns every failure into a single line a user can act on.
+ */
+import { readFileSync } from 'node:fs';
+import { Client, errors } from '@elastic/elasticsearch';
+
+export interface SearchEngineTls {
+  /** Skip certificate verification (the seed's example does); the CLI warns when it is set. @default false */
+  readonly insecure?: boolean;
+  /** PEM file of the CA that signed the engine's certificate, for a private CA. */
+  readonly caFile?: string;
+  /** The same CA as PEM text, for callers that hold it in memory (a Pulumi config value, a test). */
+  readonly ca?: string;
+}
+
+export type SearchEngineCredentials =
+  | { readonly username: string; readonly password: string }
+  /** The `encoded` value of an API key, presented as `Authorization: ApiKey <encoded>`. */
+  | { readonly apiToken: string };
+
+export interface SearchEngineConnection {
+  readonly url: string;
+  readonly tls?: SearchEngineTls;
+  /** Time to wait for one answer. @default 10000 */
+  readonly timeoutMs?: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+export type SearchEngineFailure =
+  | 'unauthorized'
+  | 'forbidden'
+  | 'bad-request'
+  | 'not-found'
+  | 'server-error'
+  | 'connection-refused'
+  | 'unresolved-host'
+  | 'tls'
+  | 'timeout'
+  | 'not-elasticsearch'
+  | 'connection'
+  | 'bad-input';
+
+/** A failure talking to the search engine, with a message of one line that never holds a credential. */
+export class SearchEngineError extends Error {
+  constructor(
+    readonly failure: SearchEngineFailure,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'SearchEngineError';
+  }
+}
+
+/** The URL as it may be shown: without any user name or password written into it. */
+export function displayUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString().replace(/\/$/, '');
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+function checkedUrl(url: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new SearchEngineError('bad-input', `url: "${displayUrl(url)}" is not a URL; give the engine's address, e.g. https://elasticsearch.example:9200`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    throw new SearchEngineError('bad-input', `url: protocol ${parsed.protocol} is not supported; use https:// (or http:// for an engine without TLS)`);
+  }
+  if (parsed.username || parsed.password) {
+    throw new SearchEngineError('bad-input', 'url: holds credentials; pass them separately (--username with --password-env/--password-file, or the API token)');
+  }
+  return parsed;
+}
+
+function readCa(tls: SearchEngineTls | undefined): string | undefined {
+  if (tls?.ca !== undefined) return tls.ca;
+  if (tls?.caFile === undefined) return undefined;
+  try {
+    return readFileSync(tls.caFile, 'utf8');
+  } catch (error) {
+    throw new SearchEngineError('bad-input', `ca-file: cannot read ${tls.caFile} (${(error as NodeJS.ErrnoException).code ?? 'error'}); give the PEM file of the engine's CA`);
+  }
+}
+
+/** The official client for one engine; no retries, so that a failure is reported once and at once. */
+export function createSearchClient(connection: SearchEngineConnection, credentials: SearchEngineCredentials): Client {
+  const url = checkedUrl(connection.url);
+  const ca = readCa(connection.tls);
+  return new Client({
+    node: url.toString(),
+    auth: 'apiToken' in credentials ? { apiKey: credentials.apiToken } : { username: credentials.username, password: credentials.password },
+    tls: { rejectUnauthorized: !(connection.tls?.insecure ?? false), ...(ca === undefined ? {} : { ca }) },
+    maxRetries: 0,
+    requestTimeout: connection.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  });
+}
+
+interface ElasticsearchErrorCause {
+  type?: string;
+  reason?: string;
+  caused_by?: ElasticsearchErrorCause;
+}
+
+interface ElasticsearchErrorBody {
+  error?: (ElasticsearchErrorCause & { root_cause?: ElasticsearchErrorCause[] }) | string;
+  status?: number;
+}
+
+/** "type: reason" of Elasticsearch's error body, the root cause first when it says more. */
+export function errorBodyReason(body: unknown): string | undefined {
+  const error = (body as ElasticsearchErrorBody | undefined)?.error;
+  if (typeof error === 'string') return error;
+  if (error === undefined || error === null) return undefined;
+  const cause = error.root_cause?.[0] ?? error;
+  const main = cause.reason === undefined ? cause.type : cause.type === undefined ? cause.reason : `${cause.type}: ${cause.reason}`;
+  const deeper = error.caused_by?.reason;
+  return deeper === undefined ? main : `${main} (caused by: ${deeper})`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Turns what the client threw into a SearchEngineError. `doing` names the operation ("creating the API key");
+ * `credentialHint` says which credential to check after a 401. Messages are built from our own words, the status
+ * and Elasticsearch's error reason, never from request metadata, so no credential can leak into them.
+ */
+export function describeFailure(error: unknown, url: string, doing: string, credentialHint: string): SearchEngineError {
+  if (error instanceof SearchEngineError) return error;
+  const where = displayUrl(url);
+  if (error instanceof errors.ResponseError) {
+    const status = error.statusCode ?? 0;
+    const reason = errorBodyReason(error.body);
+    const detail = reason === undefined ? '' : `: ${oneLine(reason)}`;
+    if (status === 401) return new SearchEngineError('unauthorized', `${doing} failed: ${where} did not accept the ${credentialHint} (401)${detail}`, status);
+    if (status === 403) return new SearchEngineError('forbidden', `${doing} failed: ${where} refused it to these credentials (403)${detail}`, status);
+    if (status === 400) return new SearchEngineError('bad-request', `${doing} failed: ${where} rejected the request (400)${detail}`, status);
+    if (status === 404) return new SearchEngineError('not-found', `${doing} failed: ${where} has no such resource (404)${detail}`, status);
+    return new SearchEngineError('server-error', `${doing} failed: ${where} answered ${status}${detail}`, status);
+  }
+  if (error instanceof errors.TimeoutError) {
+    return new SearchEngineError('timeout', `${doing} failed: no answer from ${where} in time (timeout); check that the engine is up and reachable from here`);
+  }
+  if (error instanceof errors.ProductNotSupportedError) {
+    return new SearchEngineError('not-elasticsearch', `${doing} failed: ${where} does not answer as Elasticsearch (no x-elastic-product header); check the URL`);
+  }
+  if (error instanceof errors.ConnectionError) {
+    const message = error.message;
+    if (/ECONNREFUSED/.test(message)) {
+      return new SearchEngineError('connection-refused', `${doing} failed: connection to ${where} refused; check the URL and port and that the engine is running`);
+    }
+    if (/ENOTFOUND|EAI_AGAIN/.test(message)) {
+      return new SearchEngineError('unresolved-host', `${doing} failed: the host of ${where} does not resolve; check the URL`);
+    }
+    if (/certificate|self[- ]signed|altname|SSL|TLS|CERT_|handshake/i.test(message)) {
+      return new SearchEngineError('tls', `${doing} failed: TLS verification of ${where} failed (${oneLine(message.split(' - Local:')[0])}); give the engine's CA with --ca-file, or --insecure to skip verification`);
+    }
+    if (/timed? ?out|ETIMEDOUT/i.test(message)) {
+      return new SearchEngineError('timeout', `${doing} failed: no answer from ${where} in time (timeout); check that the engine is up and reachable from here`);
+    }
+    return new SearchEngineError('connection', `${doing} failed: cannot talk to ${where} (${oneLine(message.split(' - Local:')[0])})`);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new SearchEngineError('connection', `${doing} failed: ${oneLine(message)}`);
+}
+
+/** Environment variables the skills server reads its integration settings from (seed 2.6) when no flag names them. */
+export const SEARCH_ENGINE_ENV = {
+  url: 'PROBEKIT_SEARCH_ENGINE_URL',
+  apiToken: 'PROBEKIT_SEARCH_ENGINE_API_TOKEN',
+} as const;
