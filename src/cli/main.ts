@@ -5,12 +5,14 @@
  */
 import { SearchEngineError } from '../search/connection';
 import { assistantCommand } from './assistant';
+import { hostCommand } from './host';
 import { processIo, UsageError, type CliIo, type Command } from './command';
 import { searchEngineCommand } from './search-engine';
 
 export const COMMANDS: Readonly<Record<string, Command>> = {
   'search-engine': searchEngineCommand,
   assistant: assistantCommand,
+  host: hostCommand,
 };
 
 function usage(): string {
