@@ -4,7 +4,7 @@
  * files. A config change rolls the pods through a checksum annotation.
  */
 import { createHash } from 'node:crypto';
-import { ApiObject, Chart, JsonPatch } from 'cdk8s';
+import { ApiObject, Chart, JsonPatch, Lazy } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { stringify } from 'yaml';
@@ -92,6 +92,8 @@ export class BlackboxExporter extends Construct {
       },
     });
     this.container.mount(CONFIG_DIR, kplus.Volume.fromConfigMap(this, 'config-volume', this.configMap));
+    this.configMap.addData(CONFIG_FILE, lazyString(() => this.configText()));
+    this.deployment.podMetadata.addAnnotation(CONFIG_CHECKSUM_ANNOTATION, lazyString(() => createHash('sha256').update(this.configText()).digest('hex')));
     ApiObject.of(this.deployment).addJsonPatch(
       JsonPatch.add('/spec/template/spec/containers/0/securityContext/capabilities', { drop: ['ALL'] }),
       // Quantities pass through as written: no unit conversion to get wrong.
@@ -119,12 +121,14 @@ export class BlackboxExporter extends Construct {
     this.render();
   }
 
+  /** The config file's text, rendered when the chart is synthesized so that later `addModule` calls count. */
+  private configText(): string {
+    return stringify(renderExporterConfig({ modules: this.modules }, CLUSTER_SECRETS_DIR).config, { lineWidth: 0 });
+  }
+
+  /** Mounts and capabilities follow each module as it comes; the config text itself is lazy. */
   private render(): void {
-    const { config, secretFiles } = renderExporterConfig({ modules: this.modules }, CLUSTER_SECRETS_DIR);
-    const text = stringify(config, { lineWidth: 0 });
-    this.configMap.addData(CONFIG_FILE, text);
-    this.deployment.podMetadata.addAnnotation(CONFIG_CHECKSUM_ANNOTATION, createHash('sha256').update(text).digest('hex'));
-    secretFiles.forEach((file) => this.provideSecretFile(file));
+    renderExporterConfig({ modules: this.modules }, CLUSTER_SECRETS_DIR).secretFiles.forEach((file) => this.provideSecretFile(file));
     if (!this.netRawGranted && Object.values(this.modules).some((module) => module.prober === 'icmp')) this.grantIcmp();
   }
 
@@ -159,6 +163,11 @@ export class BlackboxExporter extends Construct {
       JsonPatch.add('/spec/template/spec/securityContext/sysctls', [{ name: 'net.ipv4.ping_group_range', value: `0 ${2 ** 31 - 1}` }]),
     );
   }
+}
+
+/** A string property computed at synth; cdk8s resolves Lazy values wherever they sit in an object. */
+function lazyString(produce: () => string): string {
+  return Lazy.any({ produce }) as unknown as string;
 }
 
 /** The generated Kubernetes types want Quantity objects; a quantity passes through as written. */

@@ -18,10 +18,10 @@ export function loadSpecFile(path: string, options: Omit<ParseOptions, 'source'>
 }
 
 export function parseSpecText(text: string, options: ParseOptions = {}): Spec {
-  const document = parseDocument(text, { prettyErrors: false });
+  const document = parseDocument(text);
   if (document.errors.length > 0) {
     throw new SpecError(
-      document.errors.map((error) => `line ${error.linePos?.[0].line ?? '?'}: ${error.message.split('\n')[0]}; fix the YAML syntax`),
+      document.errors.map((error) => `line ${error.linePos?.[0].line ?? '?'}: ${error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}; fix the YAML syntax`),
       options.source,
     );
   }

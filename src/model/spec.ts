@@ -69,7 +69,10 @@ export type SpecModule = Omit<ModuleInput, 'http'> & {
 const moduleEntrySchema = z.union([
   z.looseObject({ preset: z.enum(PRESET_NAMES) }).pipe(presetSchema),
   // The module's own fields are checked against the exporter's schema, with secret headers set aside.
-  z.record(z.string(), z.unknown()).refine((module) => !('preset' in module), { message: 'preset must be one of ' + PRESET_NAMES.join(', ') }),
+  z.record(z.string(), z.unknown()).refine((module) => !('preset' in module), {
+    path: ['preset'],
+    message: `must be one of ${PRESET_NAMES.join(', ')}, or leave preset out and write the module's own fields`,
+  }),
 ]);
 
 const labelName = z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a Prometheus label name').refine((name) => !name.startsWith('__'), {

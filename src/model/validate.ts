@@ -213,7 +213,7 @@ export function checkTarget(target: string, prober: ProberName): string | undefi
     case 'dns': {
       const parts = splitHostPort(target);
       if (parts) return !isHost(parts.host) ? `has an invalid host "${parts.host}"` : isPort(parts.port) ? undefined : `has an invalid port ${parts.port}; use 1 to 65535`;
-      return isHost(target) ? undefined : 'is not the address of a DNS server; write host or host:port, for example 1.1.1.1 or ns1.example.com:53';
+      return isHost(target) || isIP(target) === 6 ? undefined : 'is not the address of a DNS server; write host or host:port, for example 1.1.1.1 or ns1.example.com:53';
     }
     case 'icmp':
       if (isHost(target) || isIP(target) === 6) return undefined;

@@ -1,0 +1,146 @@
+/**
+ * `probekit assistant`: the skills (seed 1.7, 1.8) served over MCP, or run once from the command line.
+ */
+import type { Server } from 'node:http';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { version } from '../../package.json';
+import { createSearchClient, SEARCH_ENGINE_ENV } from '../search/connection';
+import type { LogFields } from '../search/log-fields';
+import { createSkillsMcpServer, listeningPort, serveSkillsOverHttp } from '../search/mcp';
+import { checkSkills, createSkillContext, loadCustomSkills, runSkill, type Skill } from '../search/skill';
+import { BUILT_IN_SKILLS } from '../search/skills';
+import { parseFlags, readSecret, UsageError, type CliIo, type Command } from './command';
+
+const CONNECTION_USAGE = `[--url URL] [--api-token-env VAR | --api-token-file FILE] [--insecure] [--ca-file FILE] [--skills MODULE] [--fields JSON]`;
+const USAGE = {
+  serve: `probekit assistant serve ${CONNECTION_USAGE} [--http PORT [--host ADDR] [--http-token-env VAR]]`,
+  run: `probekit assistant run SKILL --input JSON ${CONNECTION_USAGE}`,
+  list: 'probekit assistant list [--skills MODULE]',
+};
+
+const CONNECTION_FLAGS = {
+  url: { type: 'string' },
+  'api-token-env': { type: 'string' },
+  'api-token-file': { type: 'string' },
+  insecure: { type: 'boolean' },
+  'ca-file': { type: 'string' },
+  skills: { type: 'string' },
+  fields: { type: 'string' },
+} as const;
+
+type ConnectionValues = { [K in keyof typeof CONNECTION_FLAGS]?: (typeof CONNECTION_FLAGS)[K]['type'] extends 'boolean' ? boolean : string };
+
+async function skillsFrom(modulePath: string | undefined): Promise<Skill[]> {
+  const skills = [...BUILT_IN_SKILLS, ...(modulePath === undefined ? [] : await loadCustomSkills(modulePath))];
+  checkSkills(skills);
+  return skills;
+}
+
+function fieldsFrom(json: string | undefined): Partial<LogFields> {
+  if (json === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    throw new UsageError('--fields: not JSON; give e.g. \'{"level":"severity","pod":"kubernetes.pod_name"}\'');
+  }
+  const roles = ['timestamp', 'level', 'message', 'pod', 'namespace', 'service'];
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError('--fields: give a JSON object of role to field name');
+  for (const [role, field] of Object.entries(parsed)) {
+    if (!roles.includes(role)) throw new UsageError(`--fields: "${role}" is not a role; the roles are ${roles.join(', ')}`);
+    if (typeof field !== 'string' || field === '') throw new UsageError(`--fields: ${role} must name a field`);
+  }
+  return parsed as Partial<LogFields>;
+}
+
+/** The skills with their context; URL and token come from flags, or from the environment the cluster form sets. */
+async function prepare(values: ConnectionValues, io: CliIo) {
+  const url = values.url ?? io.env[SEARCH_ENGINE_ENV.url];
+  if (url === undefined || url === '') throw new UsageError(`--url is required (or set ${SEARCH_ENGINE_ENV.url}): the search engine's URL`);
+  const tokenEnv = values['api-token-env'] ?? (values['api-token-file'] === undefined ? SEARCH_ENGINE_ENV.apiToken : undefined);
+  const apiToken = readSecret(io, 'API token', 'api-token-env', tokenEnv, 'api-token-file', values['api-token-file']);
+  if (values.insecure && values['ca-file'] !== undefined) throw new UsageError('--insecure and --ca-file exclude each other: verify with the CA, or skip verification');
+  if (values.insecure) io.stderr("warning: --insecure: the search engine's TLS certificate is not verified\n");
+  const client = createSearchClient({ url, tls: { insecure: values.insecure ?? false, ...(values['ca-file'] === undefined ? {} : { caFile: values['ca-file'] }) } }, { apiToken });
+  const skills = await skillsFrom(values.skills);
+  const context = createSkillContext({ client, url, fields: fieldsFrom(values.fields) });
+  return { client, skills, context };
+}
+
+async function run(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags(args, { ...CONNECTION_FLAGS, input: { type: 'string' } }, USAGE.run, true);
+  if (positionals.length !== 1) throw new UsageError(`name one skill; usage: ${USAGE.run}`);
+  let input: unknown = {};
+  if (values.input !== undefined) {
+    try {
+      input = JSON.parse(values.input);
+    } catch {
+      throw new UsageError('--input: not JSON; give the skill\'s input as a JSON object, e.g. \'{"level":"error"}\'');
+    }
+  }
+  const { client, skills, context } = await prepare(values, io);
+  try {
+    const result = await runSkill(skills, positionals[0]!, input, context);
+    io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } finally {
+    await client.close();
+  }
+}
+
+async function serve(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseFlags(args, { ...CONNECTION_FLAGS, http: { type: 'string' }, host: { type: 'string' }, 'http-token-env': { type: 'string' } }, USAGE.serve);
+  if (values.http === undefined && (values.host !== undefined || values['http-token-env'] !== undefined)) {
+    throw new UsageError('--host and --http-token-env apply to --http PORT only');
+  }
+  const { client, skills, context } = await prepare(values, io);
+  const newServer = () => createSkillsMcpServer(skills, context, version);
+  try {
+    if (values.http === undefined) {
+      const transport = new StdioServerTransport();
+      const closed = new Promise<void>((resolve) => {
+        transport.onclose = resolve;
+        process.stdin.once('end', resolve);
+      });
+      await newServer().connect(transport);
+      await Promise.race([closed, ...(io.stopped ? [io.stopped] : [])]);
+      return 0;
+    }
+    const port = Number(values.http);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--http: "${values.http}" is not a port number (0-65535)`);
+    let bearerToken: string | undefined;
+    if (values['http-token-env'] !== undefined) {
+      bearerToken = io.env[values['http-token-env']];
+      if (!bearerToken) throw new UsageError(`--http-token-env: environment variable ${values['http-token-env']} is not set or empty`);
+    }
+    const http: Server = await serveSkillsOverHttp(newServer, { port, host: values.host ?? '127.0.0.1', ...(bearerToken ? { bearerToken } : {}) });
+    io.stderr(`probekit assistant: MCP over Streamable HTTP on http://${values.host ?? '127.0.0.1'}:${listeningPort(http)}/mcp\n`);
+    await (io.stopped ?? new Promise<void>((resolve) => ['SIGTERM', 'SIGINT'].forEach((signal) => process.once(signal, () => resolve()))));
+    http.closeAllConnections();
+    await new Promise((resolve) => http.close(resolve));
+    return 0;
+  } finally {
+    await client.close();
+  }
+}
+
+async function list(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseFlags(args, { skills: { type: 'string' } }, USAGE.list);
+  for (const skill of await skillsFrom(values.skills)) io.stdout(`${skill.name}\t${skill.description}\n`);
+  return 0;
+}
+
+const SUBCOMMANDS: Record<keyof typeof USAGE, (args: readonly string[], io: CliIo) => Promise<number>> = { serve, run, list };
+
+export const assistantCommand: Command = {
+  summary: "serve the assistant's search-engine skills over MCP, or run one",
+  async run(args, io) {
+    const [name, ...rest] = args;
+    const sub = SUBCOMMANDS[name as keyof typeof USAGE] as ((args: readonly string[], io: CliIo) => Promise<number>) | undefined;
+    if (sub === undefined || rest.includes('--help')) {
+      io.stderr(`usage:\n${Object.values(USAGE).map((line) => `  ${line}`).join('\n')}\n`);
+      return sub === undefined && name !== '--help' ? 2 : 0;
+    }
+    return sub(rest, io);
+  },
+};

@@ -1,0 +1,96 @@
+/**
+ * `probekit search-engine create-key` and `probekit search-engine check`: the API key (seed 4.2) and the
+ * integration settings (seed 2.6, 4.4) from the command line.
+ */
+import { stringify } from 'yaml';
+import { renderSearchEngineSecret } from '../render/search-engine-secret';
+import { createApiKey, DEFAULT_ROLE_PRESET, ROLE_PRESET_NAMES, type RolePreset } from '../search/api-key';
+import { checkIntegration } from '../search/check';
+import type { SearchEngineTls } from '../search/connection';
+import { parseFlags, readSecret, required, UsageError, type CliIo, type Command } from './command';
+
+const CREATE_KEY_USAGE =
+  'probekit search-engine create-key --url URL --username USER (--password-env VAR | --password-file FILE) --name NAME ' +
+  '[--role read-only|all-access] [--expiration 30d] [--insecure] [--ca-file FILE] [--output encoded|json|secret] [--namespace NS]';
+const CHECK_USAGE = 'probekit search-engine check --url URL (--api-token-env VAR | --api-token-file FILE) [--insecure] [--ca-file FILE]';
+const OUTPUTS = ['encoded', 'json', 'secret'] as const;
+
+const TLS_FLAGS = { insecure: { type: 'boolean' }, 'ca-file': { type: 'string' } } as const;
+
+function tlsFrom(values: { insecure?: boolean; 'ca-file'?: string }, io: CliIo): SearchEngineTls {
+  if (values.insecure && values['ca-file'] !== undefined) throw new UsageError('--insecure and --ca-file exclude each other: verify with the CA, or skip verification');
+  if (values.insecure) {
+    io.stderr("warning: --insecure: the search engine's TLS certificate is not verified; whoever sits on the path can read what is sent\n");
+  }
+  return { insecure: values.insecure ?? false, ...(values['ca-file'] === undefined ? {} : { caFile: values['ca-file'] }) };
+}
+
+async function createKey(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseFlags(
+    args,
+    {
+      url: { type: 'string' },
+      username: { type: 'string' },
+      'password-env': { type: 'string' },
+      'password-file': { type: 'string' },
+      name: { type: 'string' },
+      role: { type: 'string' },
+      expiration: { type: 'string' },
+      output: { type: 'string' },
+      namespace: { type: 'string' },
+      ...TLS_FLAGS,
+    },
+    CREATE_KEY_USAGE,
+  );
+  const url = required(values.url, 'url', "the search engine's URL, e.g. https://elasticsearch.example:9200");
+  const username = required(values.username, 'username', 'a search-engine user allowed to create API keys');
+  const name = required(values.name, 'name', 'the name of the key, e.g. probekit-assistant');
+  const role = (values.role ?? DEFAULT_ROLE_PRESET) as RolePreset;
+  if (!ROLE_PRESET_NAMES.includes(role)) throw new UsageError(`--role: "${values.role}" is not a preset; use ${ROLE_PRESET_NAMES.join(' or ')}`);
+  const output = values.output ?? 'encoded';
+  if (!(OUTPUTS as readonly string[]).includes(output)) throw new UsageError(`--output: "${output}" is not one of ${OUTPUTS.join(', ')}`);
+  if (output === 'secret' && values.namespace === undefined) throw new UsageError('--output secret needs --namespace NS: the namespace the Secret goes to');
+  if (output !== 'secret' && values.namespace !== undefined) throw new UsageError('--namespace only applies to --output secret');
+  const password = readSecret(io, 'password', 'password-env', values['password-env'], 'password-file', values['password-file']);
+  const tls = tlsFrom(values, io);
+
+  const key = await createApiKey({ url, username, password, name, role, tls, ...(values.expiration === undefined ? {} : { expiration: values.expiration }) });
+  if (output === 'encoded') io.stdout(`${key.encoded}\n`);
+  else if (output === 'json') io.stdout(`${JSON.stringify(key, null, 2)}\n`);
+  else io.stdout(stringify(renderSearchEngineSecret({ namespace: values.namespace!, url, apiToken: key.encoded })));
+  return 0;
+}
+
+async function check(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseFlags(
+    args,
+    { url: { type: 'string' }, 'api-token-env': { type: 'string' }, 'api-token-file': { type: 'string' }, ...TLS_FLAGS },
+    CHECK_USAGE,
+  );
+  const url = required(values.url, 'url', "the search engine's URL, e.g. https://elasticsearch.example:9200");
+  const apiToken = readSecret(io, 'API token', 'api-token-env', values['api-token-env'], 'api-token-file', values['api-token-file']);
+  const report = await checkIntegration({ url, tls: tlsFrom(values, io) }, apiToken);
+  for (const item of report.items) {
+    io.stdout(`${item.ok ? 'ok     ' : 'MISSING'} ${item.what}${item.detail ? `: ${item.detail}` : ''}\n`);
+  }
+  io.stdout(report.ok ? 'The assistant has what it needs.\n' : 'The assistant cannot work with these settings: see MISSING above.\n');
+  return report.ok ? 0 : 1;
+}
+
+const SUBCOMMANDS: Record<string, { usage: string; run: (args: readonly string[], io: CliIo) => Promise<number> }> = {
+  'create-key': { usage: CREATE_KEY_USAGE, run: createKey },
+  check: { usage: CHECK_USAGE, run: check },
+};
+
+export const searchEngineCommand: Command = {
+  summary: 'create the API key for the assistant, and check the integration settings',
+  async run(args, io) {
+    const [name, ...rest] = args;
+    const sub = name === undefined ? undefined : SUBCOMMANDS[name];
+    if (sub === undefined || rest.includes('--help')) {
+      io.stderr(`usage:\n${Object.values(SUBCOMMANDS).map((s) => `  ${s.usage}`).join('\n')}\n`);
+      return sub === undefined && name !== '--help' ? 2 : 0;
+    }
+    return sub.run(rest, io);
+  },
+};

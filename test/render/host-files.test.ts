@@ -1,0 +1,165 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parse } from 'yaml';
+import { parseSpec } from '../../src/model';
+import { addScrapeJobs, hostPaths, renderHostFiles, renderScrapeJobs, LOCAL_EXPORTER_ADDRESS } from '../../src/render';
+import { describeWithBinaries } from '../support/integration';
+
+const run = promisify(execFile);
+const root = join(__dirname, '..', '..');
+
+const spec = parseSpec({
+  modules: {
+    http_2xx: { preset: 'http_2xx' },
+    with_token: { preset: 'http_2xx_with_header', accessToken: { fromEnv: 'HOST_TOKEN' } },
+  },
+  jobs: [
+    { name: 'blackbox-exporter', module: 'http_2xx', targets: ['https://example.com'] },
+    { name: 'private-api', module: 'with_token', targets: ['https://api.example.com'] },
+  ],
+});
+const env = { HOST_TOKEN: 'host-secret-91c2' };
+
+describe('single-machine files (seed 2.4)', () => {
+  const files = renderHostFiles(spec, { vendor: 'acme', env });
+  const byPath = Object.fromEntries(files.map((file) => [file.path, file]));
+
+  it('puts each file where the seed says', () => {
+    expect(files.map((file) => file.path)).toEqual([
+      '/etc/acme/exporters/blackbox/config.yaml',
+      '/etc/acme/exporters/blackbox/secrets/with_token.authentication',
+      '/etc/acme/agent-config.yaml',
+      '/etc/systemd/system/probekit-exporter.service',
+    ]);
+  });
+
+  it('the agent file has the jobs under scrape_configs, scraping localhost:9115', () => {
+    const agent = parse(byPath['/etc/acme/agent-config.yaml'].content);
+    expect(agent.scrape_configs).toEqual(renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS));
+    expect(agent.scrape_configs[0].relabel_configs[2]).toEqual({ target_label: '__address__', replacement: 'localhost:9115' });
+  });
+
+  it('the secret header value is in its own owner-only file, not in the config', () => {
+    expect(byPath['/etc/acme/exporters/blackbox/secrets/with_token.authentication']).toEqual({
+      path: '/etc/acme/exporters/blackbox/secrets/with_token.authentication',
+      content: 'Bearer host-secret-91c2',
+      mode: 0o600,
+    });
+    expect(byPath['/etc/acme/exporters/blackbox/config.yaml'].content).not.toContain('host-secret-91c2');
+    expect(parse(byPath['/etc/acme/exporters/blackbox/config.yaml'].content).modules.with_token.http.http_headers).toEqual({
+      Authentication: { files: ['/etc/acme/exporters/blackbox/secrets/with_token.authentication'] },
+    });
+  });
+
+  it('refuses existingSecret, which a machine does not have, and unset variables', () => {
+    const k8sOnly = parseSpec({ modules: { m: { preset: 'http_2xx_with_header', accessToken: { existingSecret: { name: 's', key: 'k' } } } }, jobs: [{ module: 'm', targets: ['https://example.com'] }] });
+    expect(() => renderHostFiles(k8sOnly)).toThrow('modules.m.http.headers.Authentication: existingSecret names a Kubernetes Secret, which a single machine does not have; use { fromEnv: VAR } for the host form');
+    expect(() => renderHostFiles(spec)).toThrow('modules.with_token.http.headers.Authentication.fromEnv: environment variable HOST_TOKEN is not set; export it before rendering the host files');
+  });
+});
+
+describe('editing an existing agent file', () => {
+  const existing = [
+    '# Agent configuration, maintained by ops',
+    'global:',
+    '  scrape_interval: 60s # slower than the default',
+    'scrape_configs:',
+    '  # node metrics',
+    '  - job_name: node',
+    '    static_configs:',
+    '      - targets: [localhost:9100]',
+    '  - job_name: blackbox-exporter',
+    '    metrics_path: /old',
+    '',
+  ].join('\n');
+
+  it('keeps comments and other jobs, replaces the job of the same name in place, appends new ones', () => {
+    const jobs = renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS);
+    const edited = addScrapeJobs(existing, jobs);
+    expect(edited).toContain('# Agent configuration, maintained by ops');
+    expect(edited).toContain('scrape_interval: 60s # slower than the default');
+    expect(edited).toContain('# node metrics');
+    const parsed = parse(edited);
+    expect(parsed.scrape_configs.map((job: { job_name: string }) => job.job_name)).toEqual(['node', 'blackbox-exporter', 'private-api']);
+    expect(parsed.scrape_configs[1]).toEqual(jobs[0]);
+  });
+
+  it('is idempotent', () => {
+    const jobs = renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS);
+    const once = addScrapeJobs(existing, jobs);
+    expect(addScrapeJobs(once, jobs)).toBe(once);
+  });
+
+  it('starts a file from nothing', () => {
+    expect(parse(addScrapeJobs('', [{ job_name: 'a' }]))).toEqual({ scrape_configs: [{ job_name: 'a' }] });
+  });
+
+  it('refuses a file it cannot edit safely', () => {
+    expect(() => addScrapeJobs('scrape_configs: 3\n', [])).toThrow('agent config: scrape_configs is not a list; make it a list of jobs');
+    expect(() => addScrapeJobs('- a\n', [])).toThrow('agent config: the file is not a YAML mapping; scrape_configs must be a top-level key');
+  });
+});
+
+describe('probekit host render and install.sh', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'probekit-host-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('renders the tree, and install.sh stages it with the bundle', async () => {
+    const specFile = join(dir, 'spec.yaml');
+    writeFileSync(specFile, 'modules:\n  m: { preset: http_2xx }\njobs:\n  - module: m\n    targets: [https://example.com]\n');
+    const out = join(dir, 'host');
+    await run(join(root, 'node_modules', '.bin', 'tsx'), ['src/cli/main.ts', 'host', 'render', '--spec', specFile, '--out', out], { cwd: root });
+    const paths = hostPaths('probekit');
+    expect(parse(readFileSync(join(out, paths.agentConfig), 'utf8')).scrape_configs).toHaveLength(1);
+
+    const bundle = join(dir, 'probekit-exporter.js');
+    writeFileSync(bundle, '// bundle stand-in: install.sh only copies it\n');
+    const staged = join(dir, 'root');
+    mkdirSync(staged);
+    const { stdout } = await run('bash', [join(root, 'exporter/packaging/install.sh'), '--exporter', 'blackbox', '--files', out, '--bundle', bundle, '--root', staged, '--arch', 'arm64']);
+    expect(stdout).toContain('installed the probekit exporter (arm64)');
+    expect(readFileSync(join(staged, 'opt/probekit/exporter/probekit-exporter.js'), 'utf8')).toContain('bundle stand-in');
+    expect(statSync(join(staged, paths.exporterConfig)).isFile()).toBe(true);
+    expect(statSync(join(staged, paths.unit)).isFile()).toBe(true);
+  });
+
+  it('install.sh refuses another exporter and an unknown architecture', async () => {
+    await expect(run('bash', [join(root, 'exporter/packaging/install.sh'), '--exporter', 'node', '--files', dir])).rejects.toMatchObject({ stderr: expect.stringContaining("--exporter: only blackbox is available (got 'node')") });
+    mkdirSync(join(dir, 'etc'));
+    const bundle = join(dir, 'b.js');
+    writeFileSync(bundle, '');
+    await expect(run('bash', [join(root, 'exporter/packaging/install.sh'), '--exporter', 'blackbox', '--files', dir, '--bundle', bundle, '--root', dir, '--arch', 's390x'])).rejects.toMatchObject({
+      stderr: expect.stringContaining("--arch: use amd64 or arm64 (got 's390x')"),
+    });
+  });
+});
+
+describeWithBinaries(['/usr/bin/systemd-analyze', '/usr/bin/shellcheck'])('packaging checks', () => {
+  it('systemd-analyze verify accepts the unit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'probekit-unit-'));
+    try {
+      const unit = renderHostFiles(parseSpec({ modules: { m: { preset: 'http_2xx' } }, jobs: [{ module: 'm', targets: ['https://example.com'] }] })).find((file) => file.path.endsWith('.service'))!;
+      const path = join(dir, 'probekit-exporter.service');
+      writeFileSync(path, unit.content);
+      const complaints = async () => {
+        const { stderr } = await run('systemd-analyze', ['verify', path]).catch((error) => error);
+        return stderr.split('\n').filter((line: string) => line.includes('probekit-exporter.service'));
+      };
+      expect(await complaints()).toEqual([]);
+      writeFileSync(path, unit.content.replace('NoNewPrivileges=yes', 'NoNewPrivilege=yes'));
+      expect(await complaints()).toEqual([expect.stringContaining("Unknown key 'NoNewPrivilege'")]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('shellcheck accepts install.sh and .ci/run', async () => {
+    await expect(run('shellcheck', [join(root, 'exporter/packaging/install.sh'), join(root, '.ci/run')])).resolves.toBeDefined();
+  });
+});
