@@ -14,17 +14,19 @@ export type KubernetesObject = Record<string, unknown> & {
   readonly metadata: { readonly name: string; readonly namespace?: string };
 };
 
-type ResourceClass = new (name: string, args: object, opts?: pulumi.CustomResourceOptions) => pulumi.CustomResource;
+type ResourceClass = (new (name: string, args: object, opts?: pulumi.CustomResourceOptions) => pulumi.CustomResource) & { readonly __pulumiType?: string };
 
 /**
- * The @pulumi/kubernetes class of an apiVersion and kind: `kubernetes.<group>.<version>.<Kind>`, the group
- * being the first label of the API group (`apps`, `networking` of networking.k8s.io, `core` for v1).
- * Kinds the SDK does not know (custom resources) go through CustomResource.
+ * The @pulumi/kubernetes class of an apiVersion and kind: `kubernetes.<group>.<version>.<Kind>`, found under
+ * the first label of the API group (`apps`, `networking` for networking.k8s.io, `core` for v1) and accepted
+ * when its type token names the same group, version and kind. Others (custom resources) go through
+ * CustomResource.
  */
 export function resourceClassFor(apiVersion: string, kind: string): ResourceClass {
   const [group, version] = apiVersion.includes('/') ? (apiVersion.split('/') as [string, string]) : ['core', apiVersion];
   const modules = kubernetes as unknown as Record<string, Record<string, Record<string, ResourceClass | undefined>> | undefined>;
-  return modules[group.split('.')[0]!]?.[version]?.[kind] ?? (kubernetes.apiextensions.CustomResource as unknown as ResourceClass);
+  const typed = modules[group.split('.')[0]!]?.[version]?.[kind];
+  return typed?.__pulumiType === `kubernetes:${group}/${version}:${kind}` ? typed : (kubernetes.apiextensions.CustomResource as unknown as ResourceClass);
 }
 
 /** `<prefix>-<namespace>/<name>`: unique across clusters, since URNs hold types and names, not parents. */
