@@ -85,6 +85,8 @@ export class ProbekitCluster extends pulumi.ComponentResource {
         namespace: args.agent.namespace,
         createNamespace: true,
         values: args.agent.values,
+        // As the cluster form's `helm upgrade --reuse-values`: an agent's own settings survive the upgrade.
+        reuseValues: true,
       },
       // The scrape job points at the exporter's Service: install the agent once the exporter is there.
       { ...onCluster, dependsOn: [...this.objects] },

@@ -12,7 +12,7 @@ import { DEFAULT_ROLE_PRESET } from '../src/search/api-key';
 import { SearchEngineApiKey } from './api-key';
 import { ProbekitCluster } from './cluster';
 import type { KubernetesObject } from './objects';
-import { CONFIG_KEYS, createsApiKey, problemAt, StackConfigError, type StackConfig } from './config';
+import { CONFIG_KEYS, createsApiKey, problemAt, StackConfigError, type SearchEngineConfig, type StackConfig } from './config';
 
 export interface ClusterOutputs {
   readonly namespace: string;
@@ -46,21 +46,25 @@ function readCaFile(path: string): string {
   }
 }
 
+/** The API token for the clusters' Secrets: a key created now with the admin credentials, or the one configured. */
+function searchEngineToken(searchEngine: SearchEngineConfig): { apiKey?: SearchEngineApiKey; apiToken: pulumi.Output<string> } {
+  if (!createsApiKey(searchEngine)) return { apiToken: pulumi.secret(searchEngine.apiToken) };
+  const apiKey = new SearchEngineApiKey('search-engine-api-key', {
+    url: searchEngine.url,
+    username: searchEngine.username,
+    password: searchEngine.password,
+    name: searchEngine.keyName ?? `probekit-${pulumi.getStack()}`,
+    role: searchEngine.role ?? DEFAULT_ROLE_PRESET,
+    ...(searchEngine.insecure === undefined ? {} : { insecure: searchEngine.insecure }),
+    // The program is the edge that reads files; the provider gets the CA's text.
+    ...(searchEngine.caFile === undefined ? {} : { ca: readCaFile(searchEngine.caFile) }),
+  });
+  return { apiKey, apiToken: pulumi.secret(apiKey.encoded) };
+}
+
 export function deployProbekit(config: StackConfig, env: Environment): Deployment {
   const { searchEngine, agent } = config;
-  const apiKey = createsApiKey(searchEngine)
-    ? new SearchEngineApiKey('search-engine-api-key', {
-        url: searchEngine.url,
-        username: searchEngine.username,
-        password: searchEngine.password,
-        name: searchEngine.keyName ?? `probekit-${pulumi.getStack()}`,
-        role: searchEngine.role ?? DEFAULT_ROLE_PRESET,
-        ...(searchEngine.insecure === undefined ? {} : { insecure: searchEngine.insecure }),
-        // The program is the edge that reads files; the provider gets the CA's text.
-        ...(searchEngine.caFile === undefined ? {} : { ca: readCaFile(searchEngine.caFile) }),
-      })
-    : undefined;
-  const apiToken = pulumi.secret(apiKey ? apiKey.encoded : (searchEngine as { apiToken: string }).apiToken);
+  const { apiKey, apiToken } = searchEngineToken(searchEngine);
 
   const clusters = config.clusters.map((cluster) => {
     const { manifests, agentValues } = synthesize(cluster.spec, env);

@@ -108,7 +108,14 @@ describe('three clusters', () => {
   it('puts the agent release on each cluster with the chart, version and the scrape jobs in its values', () => {
     for (const cluster of ['alpha', 'gamma']) {
       const release = ofType(clusterResources(run.resources, cluster).children, 'kubernetes:helm.sh/v3:Release')[0]!;
-      expect(release.inputs).toMatchObject({ name: 'agent', chart: 'agent', version: '2.1.0', namespace: 'agents', repositoryOpts: { repo: 'https://charts.example.test' } });
+      expect(release.inputs).toMatchObject({
+        name: 'agent',
+        chart: 'agent',
+        version: '2.1.0',
+        namespace: 'agents',
+        repositoryOpts: { repo: 'https://charts.example.test' },
+        reuseValues: true,
+      });
       const values = release.inputs.values as { agent: { extraScrapeConfigs: Array<Record<string, any>> } };
       const job = values.agent.extraScrapeConfigs.find((scrape) => scrape.job_name === 'blackbox-exporter')!;
       const address = cluster === 'gamma' ? 'blackbox-exporter.probes.svc:9115' : 'blackbox-exporter.monitoring.svc:9115';
