@@ -60,6 +60,8 @@ export async function runProgram<Exports>(
   // A fresh module registry runs the program anew. Not jest.isolateModules: Pulumi looks modules up in
   // require.cache when it serializes a dynamic provider, and an isolated registry is gone by then.
   jest.resetModules();
+  // Each fresh @pulumi/pulumi adds one process exit listener (its promise-leak report); count it in.
+  process.setMaxListeners(process.getMaxListeners() + 1);
   const exports = require(programPath) as Exports;
   // Drains the queue of registrations, as the engine does before a program ends.
   await pulumi.runtime.disconnect();
