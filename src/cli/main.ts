@@ -4,6 +4,7 @@
  * add it to COMMANDS.
  */
 import { SearchEngineError } from '../search/connection';
+import { SkillInputError } from '../search/skill';
 import { assistantCommand } from './assistant';
 import { processIo, UsageError, type CliIo, type Command } from './command';
 import { searchEngineCommand } from './search-engine';
@@ -35,7 +36,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   try {
     return await command.run(rest, io);
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof SkillInputError) {
       io.stderr(`error: ${error.message}\n`);
       return 2;
     }
