@@ -9,7 +9,7 @@ import type { LogFields } from '../search/log-fields';
 import { createSkillsMcpServer, listeningPort, serveSkillsOverHttp } from '../search/mcp';
 import { checkSkills, createSkillContext, loadCustomSkills, runSkill, type Skill } from '../search/skill';
 import { BUILT_IN_SKILLS } from '../search/skills';
-import { parseFlags, readSecret, UsageError, type CliIo, type Command } from './command';
+import { parseFlags, readSecret, TLS_FLAGS, tlsFrom, UsageError, type CliIo, type Command } from './command';
 
 const CONNECTION_USAGE = `[--url URL] [--api-token-env VAR | --api-token-file FILE] [--insecure] [--ca-file FILE] [--skills MODULE] [--fields JSON]`;
 const USAGE = {
@@ -22,8 +22,7 @@ const CONNECTION_FLAGS = {
   url: { type: 'string' },
   'api-token-env': { type: 'string' },
   'api-token-file': { type: 'string' },
-  insecure: { type: 'boolean' },
-  'ca-file': { type: 'string' },
+  ...TLS_FLAGS,
   skills: { type: 'string' },
   fields: { type: 'string' },
 } as const;
@@ -55,16 +54,15 @@ function fieldsFrom(json: string | undefined): Partial<LogFields> {
 
 /** The skills with their context; URL and token come from flags, or from the environment the cluster form sets. */
 async function prepare(values: ConnectionValues, io: CliIo) {
+  // What can be checked without the engine is checked first, so that a typo is not reported as a connection problem.
+  const skills = await skillsFrom(values.skills);
+  const fields = fieldsFrom(values.fields);
   const url = values.url ?? io.env[SEARCH_ENGINE_ENV.url];
   if (url === undefined || url === '') throw new UsageError(`--url is required (or set ${SEARCH_ENGINE_ENV.url}): the search engine's URL`);
   const tokenEnv = values['api-token-env'] ?? (values['api-token-file'] === undefined ? SEARCH_ENGINE_ENV.apiToken : undefined);
   const apiToken = readSecret(io, 'API token', 'api-token-env', tokenEnv, 'api-token-file', values['api-token-file']);
-  if (values.insecure && values['ca-file'] !== undefined) throw new UsageError('--insecure and --ca-file exclude each other: verify with the CA, or skip verification');
-  if (values.insecure) io.stderr("warning: --insecure: the search engine's TLS certificate is not verified\n");
-  const client = createSearchClient({ url, tls: { insecure: values.insecure ?? false, ...(values['ca-file'] === undefined ? {} : { caFile: values['ca-file'] }) } }, { apiToken });
-  const skills = await skillsFrom(values.skills);
-  const context = createSkillContext({ client, url, fields: fieldsFrom(values.fields) });
-  return { client, skills, context };
+  const client = createSearchClient({ url, tls: tlsFrom(values, io) }, { apiToken });
+  return { client, skills, context: createSkillContext({ client, url, fields }) };
 }
 
 async function run(args: readonly string[], io: CliIo): Promise<number> {

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { SearchEngineTls } from '../search/connection';
 
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -69,4 +70,15 @@ export function parseFlags<T extends OptionSpec>(args: readonly string[], option
 export function required(value: string | undefined, flag: string, hint: string): string {
   if (value === undefined || value === '') throw new UsageError(`--${flag} is required: ${hint}`);
   return value;
+}
+
+export const TLS_FLAGS = { insecure: { type: 'boolean' }, 'ca-file': { type: 'string' } } as const;
+
+/** The TLS choice of --insecure / --ca-file; skipping verification is allowed, as the seed's example does, but said aloud. */
+export function tlsFrom(values: { insecure?: boolean; 'ca-file'?: string }, io: CliIo): SearchEngineTls {
+  if (values.insecure && values['ca-file'] !== undefined) throw new UsageError('--insecure and --ca-file exclude each other: verify with the CA, or skip verification');
+  if (values.insecure) {
+    io.stderr("warning: --insecure: the search engine's TLS certificate is not verified; whoever sits on the path can read what is sent\n");
+  }
+  return { insecure: values.insecure ?? false, ...(values['ca-file'] === undefined ? {} : { caFile: values['ca-file'] }) };
 }

@@ -4,6 +4,7 @@
  * add it to COMMANDS.
  */
 import { SearchEngineError } from '../search/connection';
+import { SkillInputError } from '../search/skill';
 import { assistantCommand } from './assistant';
 import { hostCommand } from './host';
 import { processIo, UsageError, type CliIo, type Command } from './command';
@@ -37,7 +38,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   try {
     return await command.run(rest, io);
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof SkillInputError) {
       io.stderr(`error: ${error.message}\n`);
       return 2;
     }

@@ -6,24 +6,13 @@ import { stringify } from 'yaml';
 import { renderSearchEngineSecret } from '../render/search-engine-secret';
 import { createApiKey, DEFAULT_ROLE_PRESET, ROLE_PRESET_NAMES, type RolePreset } from '../search/api-key';
 import { checkIntegration } from '../search/check';
-import type { SearchEngineTls } from '../search/connection';
-import { parseFlags, readSecret, required, UsageError, type CliIo, type Command } from './command';
+import { parseFlags, readSecret, required, TLS_FLAGS, tlsFrom, UsageError, type CliIo, type Command } from './command';
 
 const CREATE_KEY_USAGE =
   'probekit search-engine create-key --url URL --username USER (--password-env VAR | --password-file FILE) --name NAME ' +
   '[--role read-only|all-access] [--expiration 30d] [--insecure] [--ca-file FILE] [--output encoded|json|secret] [--namespace NS]';
 const CHECK_USAGE = 'probekit search-engine check --url URL (--api-token-env VAR | --api-token-file FILE) [--insecure] [--ca-file FILE]';
 const OUTPUTS = ['encoded', 'json', 'secret'] as const;
-
-const TLS_FLAGS = { insecure: { type: 'boolean' }, 'ca-file': { type: 'string' } } as const;
-
-function tlsFrom(values: { insecure?: boolean; 'ca-file'?: string }, io: CliIo): SearchEngineTls {
-  if (values.insecure && values['ca-file'] !== undefined) throw new UsageError('--insecure and --ca-file exclude each other: verify with the CA, or skip verification');
-  if (values.insecure) {
-    io.stderr("warning: --insecure: the search engine's TLS certificate is not verified; whoever sits on the path can read what is sent\n");
-  }
-  return { insecure: values.insecure ?? false, ...(values['ca-file'] === undefined ? {} : { caFile: values['ca-file'] }) };
-}
 
 async function createKey(args: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(

@@ -24,14 +24,17 @@ export function normalizeLevel(value: string): string {
 }
 
 /** Ordered: the wider shapes first, so that a timestamp is not read as numbers nor a UUID as hex. */
+const HEX4 = '[0-9a-f]{1,4}';
 const MASKS: readonly [RegExp, string][] = [
   [/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g, '<time>'],
   [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>'],
   [/\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b/g, '<ip>'],
-  [/\b(?:[0-9a-f]{1,4}:){2,7}[0-9a-f]{1,4}\b/gi, '<ip>'],
+  // IPv6, full or with "::" (not a bare "::" as in std::vector, nor a clock time).
+  [new RegExp(`(?<![\\w:])(?:(?:${HEX4}:){7}${HEX4}|(?=[0-9a-f:]*[0-9a-f])(?:${HEX4}(?::${HEX4})*)?::(?:${HEX4}(?::${HEX4})*)?)(?![\\w:])`, 'gi'), '<ip>'],
   [/\b0x[0-9a-f]+\b/gi, '<hex>'],
-  [/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, '<hex>'],
+  // Names with generated parts, as Kubernetes gives pods (checkout-7d9f8b6c4-x2x9k) and request ids (req-7f3a).
   [/\b(?=[\w-]*\d)(?=[\w-]*[a-z])[a-z0-9]+(?:[-_][a-z0-9]+)+\b/gi, '<id>'],
+  [/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, '<hex>'],
   [/\b(?=\w*\d)(?=\w*[a-z])\w{6,}\b/gi, '<id>'],
   // Numbers with a unit keep it ("35ms" -> "<num>ms"): the unit is part of the statement, the value is not.
   [/(?<![\w.])\d+(?:\.\d+)?/g, '<num>'],

@@ -4,7 +4,6 @@
  * client. The built-in skills (./skills.ts) and a user's custom skills have this one shape.
  */
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Client } from '@elastic/elasticsearch';
 import { z } from 'zod';
 import { describeFailure, SearchEngineError } from './connection';
@@ -13,6 +12,8 @@ import { detectLogFields, type LogFields } from './log-fields';
 export interface SkillContext {
   /** The official client, authenticated with the API token. */
   readonly client: Client;
+  /** The engine's URL, for messages. */
+  readonly url: string;
   /** Log field names of the indices an index pattern names (detected from their mappings, or as configured). */
   readonly logFields: (index: string) => Promise<LogFields>;
 }
@@ -60,7 +61,7 @@ export function createSkillContext(options: SkillContextOptions): SkillContext {
     }
     return found;
   };
-  return { client: options.client, logFields };
+  return { client: options.client, url: options.url, logFields };
 }
 
 function inputProblem(error: z.ZodError): string {
@@ -78,7 +79,7 @@ export async function runSkill(skills: readonly Skill[], name: string, input: un
     return await skill.handler(parsed.data, context);
   } catch (error) {
     if (error instanceof SearchEngineError || error instanceof SkillInputError) throw error;
-    throw describeFailure(error, context.client.connectionPool.connections[0]?.url.toString() ?? '', `skill ${name}`, 'API token');
+    throw describeFailure(error, context.url, `skill ${name}`, 'API token');
   }
 }
 
@@ -102,8 +103,8 @@ function loadModule(path: string): Record<string, unknown> {
 }
 
 /**
- * Custom skills from a user's module (CommonJS or ESM, compiled JavaScript): its `skills` export, or its default
- * export, is one skill or an array of them.
+ * Custom skills from a user's module of JavaScript (CommonJS; an ES module loads too on Node 20.19 and later,
+ * which can require() one): its `skills` export, or its default export, is one skill or an array of them.
  */
 export async function loadCustomSkills(modulePath: string): Promise<Skill[]> {
   const path = resolve(modulePath);
@@ -111,12 +112,7 @@ export async function loadCustomSkills(modulePath: string): Promise<Skill[]> {
   try {
     loaded = loadModule(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ERR_REQUIRE_ESM') {
-      throw new SkillInputError(`--skills: cannot load ${path} (${(error as Error).message.split('\n')[0]})`);
-    }
-    // An ES module: import() it, written so that TypeScript's CommonJS output does not turn it back into require().
-    const importModule = new Function('p', 'return import(p)') as (p: string) => Promise<Record<string, unknown>>;
-    loaded = await importModule(pathToFileURL(path).href);
+    throw new SkillInputError(`--skills: cannot load ${path} (${(error as Error).message.split('\n')[0]})`);
   }
   const exported = loaded.skills ?? (loaded.default as Record<string, unknown> | undefined)?.skills ?? loaded.default;
   const list = Array.isArray(exported) ? exported : exported === undefined ? [] : [exported];

@@ -259,7 +259,12 @@ export const countByField = defineSkill({
     const { target, fields, window, total, result } = await aggregateLogs<TermsBuckets>(context, input, (fields) => ({
       terms: { field: fields[input.by], size: input.by === 'level' ? 50 : input.size },
     }));
-    const counted = input.by === 'level' ? Object.entries(byLevel(result.buckets)).map(([value, count]) => ({ value, count })) : result.buckets.map((b) => ({ value: String(b.key), count: b.doc_count }));
+    // Level spellings merge only after the engine counted them, so levels are re-ordered here: most frequent first,
+    // ties in level order (a stable sort of the level-ordered counts).
+    const counted =
+      input.by === 'level'
+        ? Object.entries(byLevel(result.buckets)).map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count)
+        : result.buckets.map((b) => ({ value: String(b.key), count: b.doc_count }));
     const shown = counted.slice(0, input.size);
     const other = (result.sum_other_doc_count ?? 0) + counted.slice(input.size).reduce((sum, b) => sum + b.count, 0);
     return { index: target, ...window, by: input.by, field: fields[input.by], total, buckets: shown, otherCount: other };

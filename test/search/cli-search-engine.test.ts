@@ -10,191 +10,195 @@ import { parse } from 'yaml';
 import { renderSearchEngineSecret } from '../../src/render/search-engine-secret';
 import { ContractElasticsearch } from '../support/elasticsearch';
 import { runCli } from '../support/cli';
-import { makeTestCa } from '../support/test-ca';
+import { describeWithBinaries } from '../support/integration';
+import { makeTestCa, OPENSSL } from '../support/test-ca';
 
-const PASSWORD = 'S3cret-not-to-print';
-const ca = makeTestCa();
-const dir = mkdtempSync(join(tmpdir(), 'probekit-cli-'));
-const caFile = join(dir, 'ca.pem');
-const passwordFile = join(dir, 'password');
-writeFileSync(caFile, ca.caCert);
-writeFileSync(passwordFile, `${PASSWORD}\n`);
+// The tests' TLS certificates are made with openssl (Node has no API to issue one).
+describeWithBinaries([OPENSSL])('probekit search-engine', () => {
+  const PASSWORD = 'S3cret-not-to-print';
+  const dir = mkdtempSync(join(tmpdir(), 'probekit-cli-'));
+  const caFile = join(dir, 'ca.pem');
+  const passwordFile = join(dir, 'password');
+  writeFileSync(passwordFile, `${PASSWORD}\n`);
 
-const users = {
-  elastic: { password: PASSWORD, roles: { superuser: { cluster: ['all'], index: [{ names: ['*'], privileges: ['all'] }] } } },
-  reader: { password: PASSWORD, roles: { logs_reader: { cluster: [], index: [{ names: ['logs-*'], privileges: ['read'] }] } } },
-};
+  const users = {
+    elastic: { password: PASSWORD, roles: { superuser: { cluster: ['all'], index: [{ names: ['*'], privileges: ['all'] }] } } },
+    reader: { password: PASSWORD, roles: { logs_reader: { cluster: [], index: [{ names: ['logs-*'], privileges: ['read'] }] } } },
+  };
 
-let es: ContractElasticsearch;
-beforeAll(async () => {
-  es = await ContractElasticsearch.start({ users, ca });
-});
-afterAll(() => es.close());
-
-const createKey = (...extra: string[]) =>
-  runCli(['search-engine', 'create-key', '--url', es.url, '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'assistant', '--ca-file', caFile, ...extra], { ES_PASSWORD: PASSWORD });
-
-function expectNoPassword(result: { stdout: string; stderr: string }) {
-  expect(result.stdout).not.toContain(PASSWORD);
-  expect(result.stderr).not.toContain(PASSWORD);
-}
-
-describe('search-engine create-key', () => {
-  it('prints the encoded key by default, created with the read-only preset', async () => {
-    const result = await createKey();
-    expect(result).toMatchObject({ code: 0, stderr: '' });
-    const encoded = result.stdout.trim();
-    const [id, apiKey] = Buffer.from(encoded, 'base64').toString().split(':');
-    expect(es.apiKeys.get(id!)).toMatchObject({ apiKey, name: 'assistant', roleDescriptors: { probekit_assistant_read_only: expect.anything() } });
-    expectNoPassword(result);
+  let es: ContractElasticsearch;
+  beforeAll(async () => {
+    const ca = makeTestCa();
+    writeFileSync(caFile, ca.caCert);
+    es = await ContractElasticsearch.start({ users, ca });
   });
+  afterAll(() => es.close());
 
-  it('--output secret with --role all-access: the seed request, and a Secret in the cluster form\'s shape that works', async () => {
-    es.requests.splice(0);
-    const result = await runCli(
-      ['search-engine', 'create-key', '--url', es.url, '--username', 'elastic', '--password-file', passwordFile, '--name', 'assistant', '--role', 'all-access', '--ca-file', caFile, '--output', 'secret', '--namespace', 'monitoring'],
-    );
-    expect(result.code).toBe(0);
-    expect(es.requests[0]!.body).toEqual({ name: 'assistant', role_descriptors: { all_access: { cluster: ['all'], index: [{ names: ['*'], privileges: ['all'] }] } } });
-    const secret = parse(result.stdout) as { stringData: Record<string, string> };
-    const token = secret.stringData['api-token']!;
-    expect(secret).toEqual(renderSearchEngineSecret({ namespace: 'monitoring', url: es.url, apiToken: token }));
+  const createKey = (...extra: string[]) =>
+    runCli(['search-engine', 'create-key', '--url', es.url, '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'assistant', '--ca-file', caFile, ...extra], { ES_PASSWORD: PASSWORD });
 
-    // The Secret's two values are the integration settings: `check` passes with them.
-    const tokenFile = join(dir, 'token');
-    writeFileSync(tokenFile, token);
-    const check = await runCli(['search-engine', 'check', '--url', secret.stringData.url!, '--api-token-file', tokenFile, '--ca-file', caFile]);
-    expect(check.code).toBe(0);
-  });
+  function expectNoPassword(result: { stdout: string; stderr: string }) {
+    expect(result.stdout).not.toContain(PASSWORD);
+    expect(result.stderr).not.toContain(PASSWORD);
+  }
 
-  it('--output json prints the response object of seed 2.5', async () => {
-    const result = await createKey('--output', 'json', '--expiration', '7d');
-    expect(result.code).toBe(0);
-    const key = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(Object.keys(key).sort()).toEqual(['api_key', 'encoded', 'expiration', 'id', 'name']);
-  });
+  describe('search-engine create-key', () => {
+    it('prints the encoded key by default, created with the read-only preset', async () => {
+      const result = await createKey();
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      const encoded = result.stdout.trim();
+      const [id, apiKey] = Buffer.from(encoded, 'base64').toString().split(':');
+      expect(es.apiKeys.get(id!)).toMatchObject({ apiKey, name: 'assistant', roleDescriptors: { probekit_assistant_read_only: expect.anything() } });
+      expectNoPassword(result);
+    });
 
-  it('--insecure works without the CA and warns', async () => {
-    const result = await runCli(['search-engine', 'create-key', '--url', es.url, '--username', 'elastic', '--password-env', 'P', '--name', 'k', '--insecure'], { P: PASSWORD });
-    expect(result.code).toBe(0);
-    expect(result.stderr).toBe("warning: --insecure: the search engine's TLS certificate is not verified; whoever sits on the path can read what is sent\n");
-  });
+    it('--output secret with --role all-access: the seed request, and a Secret in the cluster form\'s shape that works', async () => {
+      es.requests.splice(0);
+      const result = await runCli(
+        ['search-engine', 'create-key', '--url', es.url, '--username', 'elastic', '--password-file', passwordFile, '--name', 'assistant', '--role', 'all-access', '--ca-file', caFile, '--output', 'secret', '--namespace', 'monitoring'],
+      );
+      expect(result.code).toBe(0);
+      expect(es.requests[0]!.body).toEqual({ name: 'assistant', role_descriptors: { all_access: { cluster: ['all'], index: [{ names: ['*'], privileges: ['all'] }] } } });
+      const secret = parse(result.stdout) as { stringData: Record<string, string> };
+      const token = secret.stringData['api-token']!;
+      expect(secret).toEqual(renderSearchEngineSecret({ namespace: 'monitoring', url: es.url, apiToken: token }));
 
-  it.each([
-    [['--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n'], 'error: --url is required: the search engine\'s URL, e.g. https://elasticsearch.example:9200\n'],
-    [['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--name', 'n'], 'error: password: give exactly one of --password-env VAR or --password-file FILE\n'],
-    [['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'UNSET', '--name', 'n'], 'error: --password-env: environment variable UNSET is not set or empty; export it with the password\n'],
-    [['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n', '--role', 'admin'], 'error: --role: "admin" is not a preset; use all-access or read-only\n'],
-    [['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n', '--output', 'secret'], 'error: --output secret needs --namespace NS: the namespace the Secret goes to\n'],
-    [['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n', '--password', 'x'], expect.stringMatching(/^error: Unknown option --password; usage: probekit search-engine create-key/)],
-  ])('usage error %#: one line, exit 2', async (args, message) => {
-    const result = await runCli(['search-engine', 'create-key', ...args], { ES_PASSWORD: PASSWORD });
-    expect(result).toEqual({ code: 2, stdout: '', stderr: message });
-  });
+      // The Secret's two values are the integration settings: `check` passes with them.
+      const tokenFile = join(dir, 'token');
+      writeFileSync(tokenFile, token);
+      const check = await runCli(['search-engine', 'check', '--url', secret.stringData.url!, '--api-token-file', tokenFile, '--ca-file', caFile]);
+      expect(check.code).toBe(0);
+    });
 
-  it.each([
-    ['401', ['--password-env', 'WRONG'], /^error: creating the API key failed: .* did not accept the user name and password \(401\): security_exception: unable to authenticate user \[elastic\]/],
-    ['403', ['--password-env', 'ES_PASSWORD', '--username', 'reader'], /^error: creating the API key failed: .* refused it to these credentials \(403\): security_exception: action \[cluster:admin\/xpack\/security\/api_key\/create\] is unauthorized for user \[reader\]/],
-    ['400', ['--password-env', 'ES_PASSWORD', '--expiration', 'soon'], /^error: creating the API key failed: .* rejected the request \(400\): x_content_parse_exception: .*failed to parse setting \[expiration\] with value \[soon\]/],
-    ['tls', ['--password-env', 'ES_PASSWORD', '--ca-file', '/dev/null'], /^error: creating the API key failed: TLS verification of .* failed/],
-  ])('%s: one line, exit 1, no password', async (_name, extra, message) => {
-    const args = ['search-engine', 'create-key', '--url', es.url, '--username', 'elastic', '--name', 'n', '--ca-file', caFile, ...extra];
-    const result = await runCli(args, { ES_PASSWORD: PASSWORD, WRONG: 'wrong-password' });
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(message);
-    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expectNoPassword(result);
-  });
+    it('--output json prints the response object of seed 2.5', async () => {
+      const result = await createKey('--output', 'json', '--expiration', '7d');
+      expect(result.code).toBe(0);
+      const key = JSON.parse(result.stdout) as Record<string, unknown>;
+      expect(Object.keys(key).sort()).toEqual(['api_key', 'encoded', 'expiration', 'id', 'name']);
+    });
 
-  it('connection refused: one line, exit 1', async () => {
-    const result = await runCli(['search-engine', 'create-key', '--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'P', '--name', 'n'], { P: PASSWORD });
-    expect(result).toEqual({
-      code: 1,
-      stdout: '',
-      stderr: 'error: creating the API key failed: connection to https://127.0.0.1:1 refused; check the URL and port and that the engine is running\n',
+    it('--insecure works without the CA and warns', async () => {
+      const result = await runCli(['search-engine', 'create-key', '--url', es.url, '--username', 'elastic', '--password-env', 'P', '--name', 'k', '--insecure'], { P: PASSWORD });
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe("warning: --insecure: the search engine's TLS certificate is not verified; whoever sits on the path can read what is sent\n");
+    });
+
+    it.each([
+      [['--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n'], 'error: --url is required: the search engine\'s URL, e.g. https://elasticsearch.example:9200\n'],
+      [['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--name', 'n'], 'error: password: give exactly one of --password-env VAR or --password-file FILE\n'],
+      [['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'UNSET', '--name', 'n'], 'error: --password-env: environment variable UNSET is not set or empty; export it with the password\n'],
+      [['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n', '--role', 'admin'], 'error: --role: "admin" is not a preset; use all-access or read-only\n'],
+      [['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n', '--output', 'secret'], 'error: --output secret needs --namespace NS: the namespace the Secret goes to\n'],
+      [['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n', '--password', 'x'], expect.stringMatching(/^error: Unknown option --password; usage: probekit search-engine create-key/)],
+    ])('usage error %#: one line, exit 2', async (args, message) => {
+      const result = await runCli(['search-engine', 'create-key', ...args], { ES_PASSWORD: PASSWORD });
+      expect(result).toEqual({ code: 2, stdout: '', stderr: message });
+    });
+
+    it.each([
+      ['401', ['--password-env', 'WRONG'], /^error: creating the API key failed: .* did not accept the user name and password \(401\): security_exception: unable to authenticate user \[elastic\]/],
+      ['403', ['--password-env', 'ES_PASSWORD', '--username', 'reader'], /^error: creating the API key failed: .* refused it to these credentials \(403\): security_exception: action \[cluster:admin\/xpack\/security\/api_key\/create\] is unauthorized for user \[reader\]/],
+      ['400', ['--password-env', 'ES_PASSWORD', '--expiration', 'soon'], /^error: creating the API key failed: .* rejected the request \(400\): x_content_parse_exception: .*failed to parse setting \[expiration\] with value \[soon\]/],
+      ['tls', ['--password-env', 'ES_PASSWORD', '--ca-file', '/dev/null'], /^error: creating the API key failed: TLS verification of .* failed/],
+    ])('%s: one line, exit 1, no password', async (_name, extra, message) => {
+      const args = ['search-engine', 'create-key', '--url', es.url, '--username', 'elastic', '--name', 'n', '--ca-file', caFile, ...extra];
+      const result = await runCli(args, { ES_PASSWORD: PASSWORD, WRONG: 'wrong-password' });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expectNoPassword(result);
+    });
+
+    it('connection refused: one line, exit 1', async () => {
+      const result = await runCli(['search-engine', 'create-key', '--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'P', '--name', 'n'], { P: PASSWORD });
+      expect(result).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'error: creating the API key failed: connection to https://127.0.0.1:1 refused; check the URL and port and that the engine is running\n',
+      });
     });
   });
-});
 
-describe('search-engine check', () => {
-  const check = (token: string, ...extra: string[]) => runCli(['search-engine', 'check', '--url', es.url, '--api-token-env', 'TOKEN', '--ca-file', caFile, ...extra], { TOKEN: token });
+  describe('search-engine check', () => {
+    const check = (token: string, ...extra: string[]) => runCli(['search-engine', 'check', '--url', es.url, '--api-token-env', 'TOKEN', '--ca-file', caFile, ...extra], { TOKEN: token });
 
-  it('passes for a token with the skills\' privileges, and names the key', async () => {
-    const { id, encoded } = es.addApiKey('elastic', 'assistant', {});
-    es.requests.splice(0);
-    const result = await check(encoded);
-    expect(result.stdout).toBe(
-      [
-        `ok      reachable: ${es.url} answers as Elasticsearch`,
-        `ok      token authenticates as API key "assistant" (id ${id}) of user elastic`,
-        'ok      cluster privilege monitor',
-        'ok      index privilege read on *',
-        'ok      index privilege view_index_metadata on *',
-        'ok      index privilege monitor on *',
-        'The assistant has what it needs.',
-        '',
-      ].join('\n'),
-    );
-    expect(result.code).toBe(0);
-    expect(es.requests.map((r) => `${r.method} ${r.path} ${r.headers.authorization}`)).toEqual([
-      `GET /_security/_authenticate ApiKey ${encoded}`,
-      `POST /_security/user/_has_privileges ApiKey ${encoded}`,
-    ]);
-    expect(es.requests[1]!.body).toEqual({ cluster: ['monitor'], index: [{ names: ['*'], privileges: ['read', 'view_index_metadata', 'monitor'] }] });
+    it('passes for a token with the skills\' privileges, and names the key', async () => {
+      const { id, encoded } = es.addApiKey('elastic', 'assistant', {});
+      es.requests.splice(0);
+      const result = await check(encoded);
+      expect(result.stdout).toBe(
+        [
+          `ok      reachable: ${es.url} answers as Elasticsearch`,
+          `ok      token authenticates as API key "assistant" (id ${id}) of user elastic`,
+          'ok      cluster privilege monitor',
+          'ok      index privilege read on *',
+          'ok      index privilege view_index_metadata on *',
+          'ok      index privilege monitor on *',
+          'The assistant has what it needs.',
+          '',
+        ].join('\n'),
+      );
+      expect(result.code).toBe(0);
+      expect(es.requests.map((r) => `${r.method} ${r.path} ${r.headers.authorization}`)).toEqual([
+        `GET /_security/_authenticate ApiKey ${encoded}`,
+        `POST /_security/user/_has_privileges ApiKey ${encoded}`,
+      ]);
+      expect(es.requests[1]!.body).toEqual({ cluster: ['monitor'], index: [{ names: ['*'], privileges: ['read', 'view_index_metadata', 'monitor'] }] });
+    });
+
+    it('names what a poor token lacks and exits 1', async () => {
+      const { encoded } = es.addApiKey('elastic', 'narrow', { narrow: { cluster: [], index: [{ names: ['*'], privileges: ['read'] }] } });
+      const result = await check(encoded);
+      expect(result.code).toBe(1);
+      expect(result.stdout.split('\n').filter((line) => line.startsWith('MISSING'))).toEqual([
+        'MISSING cluster privilege monitor',
+        'MISSING index privilege view_index_metadata on *',
+        'MISSING index privilege monitor on *',
+      ]);
+      expect(result.stdout).toContain('ok      index privilege read on *');
+    });
+
+    it('a key is limited by its owner: a broad key of a narrow user is poor too', async () => {
+      const { encoded } = es.addApiKey('reader', 'broad', { all_access: { cluster: ['all'], index: [{ names: ['*'], privileges: ['all'] }] } });
+      const result = await check(encoded);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain('MISSING index privilege read on *');
+    });
+
+    it('a token that does not authenticate', async () => {
+      const result = await check(Buffer.from('nokey:nosecret').toString('base64'));
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe(
+        [
+          `ok      reachable: ${es.url}`,
+          `MISSING token authenticates: authenticating with the API token failed: ${es.url} did not accept the API token (401): security_exception: unable to authenticate with provided credentials and anonymous access is not allowed for this request`,
+          'The assistant cannot work with these settings: see MISSING above.',
+          '',
+        ].join('\n'),
+      );
+    });
+
+    it('an engine that cannot be reached', async () => {
+      const result = await runCli(['search-engine', 'check', '--url', 'https://127.0.0.1:1', '--api-token-env', 'TOKEN'], { TOKEN: 'x' });
+      expect(result.code).toBe(1);
+      expect(result.stdout.split('\n')[0]).toBe(
+        'MISSING reachable: https://127.0.0.1:1: authenticating with the API token failed: connection to https://127.0.0.1:1 refused; check the URL and port and that the engine is running',
+      );
+    });
+
+    it('needs a token source', async () => {
+      const result = await runCli(['search-engine', 'check', '--url', es.url]);
+      expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: API token: give exactly one of --api-token-env VAR or --api-token-file FILE\n' });
+    });
   });
 
-  it('names what a poor token lacks and exits 1', async () => {
-    const { encoded } = es.addApiKey('elastic', 'narrow', { narrow: { cluster: [], index: [{ names: ['*'], privileges: ['read'] }] } });
-    const result = await check(encoded);
-    expect(result.code).toBe(1);
-    expect(result.stdout.split('\n').filter((line) => line.startsWith('MISSING'))).toEqual([
-      'MISSING cluster privilege monitor',
-      'MISSING index privilege view_index_metadata on *',
-      'MISSING index privilege monitor on *',
-    ]);
-    expect(result.stdout).toContain('ok      index privilege read on *');
-  });
-
-  it('a key is limited by its owner: a broad key of a narrow user is poor too', async () => {
-    const { encoded } = es.addApiKey('reader', 'broad', { all_access: { cluster: ['all'], index: [{ names: ['*'], privileges: ['all'] }] } });
-    const result = await check(encoded);
-    expect(result.code).toBe(1);
-    expect(result.stdout).toContain('MISSING index privilege read on *');
-  });
-
-  it('a token that does not authenticate', async () => {
-    const result = await check(Buffer.from('nokey:nosecret').toString('base64'));
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe(
-      [
-        `ok      reachable: ${es.url}`,
-        `MISSING token authenticates: authenticating with the API token failed: ${es.url} did not accept the API token (401): security_exception: unable to authenticate with provided credentials and anonymous access is not allowed for this request`,
-        'The assistant cannot work with these settings: see MISSING above.',
-        '',
-      ].join('\n'),
-    );
-  });
-
-  it('an engine that cannot be reached', async () => {
-    const result = await runCli(['search-engine', 'check', '--url', 'https://127.0.0.1:1', '--api-token-env', 'TOKEN'], { TOKEN: 'x' });
-    expect(result.code).toBe(1);
-    expect(result.stdout.split('\n')[0]).toBe(
-      'MISSING reachable: https://127.0.0.1:1: authenticating with the API token failed: connection to https://127.0.0.1:1 refused; check the URL and port and that the engine is running',
-    );
-  });
-
-  it('needs a token source', async () => {
-    const result = await runCli(['search-engine', 'check', '--url', es.url]);
-    expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: API token: give exactly one of --api-token-env VAR or --api-token-file FILE\n' });
-  });
-});
-
-describe('probekit', () => {
-  it('lists its commands and refuses an unknown one', async () => {
-    const help = await runCli(['--help']);
-    expect(help.code).toBe(0);
-    expect(help.stderr).toContain('search-engine  create the API key for the assistant, and check the integration settings');
-    expect((await runCli(['nope'])).code).toBe(2);
+  describe('probekit', () => {
+    it('lists its commands and refuses an unknown one', async () => {
+      const help = await runCli(['--help']);
+      expect(help.code).toBe(0);
+      expect(help.stderr).toContain('search-engine  create the API key for the assistant, and check the integration settings');
+      expect((await runCli(['nope'])).code).toBe(2);
+    });
   });
 });

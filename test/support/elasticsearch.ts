@@ -375,6 +375,17 @@ function sortDocs(docs: StoredDoc[], sort: unknown): { doc: StoredDoc; sortValue
     });
 }
 
+/** The `fields` option of _search: values as arrays, dates in their default format, fields without values left out. */
+function fetchFields(doc: StoredDoc, names: readonly string[]): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  for (const name of names) {
+    const found = values(doc, name);
+    if (found.length === 0) continue;
+    out[name] = fieldType(doc, name) === 'date' ? found.map((v) => new Date(comparable(doc, name, v) as number).toISOString()) : found;
+  }
+  return out;
+}
+
 function humanBytes(bytes: number): string {
   const units = ['b', 'kb', 'mb', 'gb'];
   let value = bytes;
@@ -712,7 +723,17 @@ export class ContractElasticsearch {
   }
 
   private search(principal: Principal, expression: string, body: unknown): ContractResponse {
-    const request = (body ?? {}) as { query?: unknown; size?: number; from?: number; sort?: unknown; aggs?: Record<string, unknown>; aggregations?: Record<string, unknown>; track_total_hits?: boolean | number };
+    const request = (body ?? {}) as {
+      query?: unknown;
+      size?: number;
+      from?: number;
+      sort?: unknown;
+      aggs?: Record<string, unknown>;
+      aggregations?: Record<string, unknown>;
+      track_total_hits?: boolean | number;
+      _source?: boolean;
+      fields?: (string | { field: string })[];
+    };
     const docs = this.documents(principal, expression, 'indices:data/read/search');
     const matched = docs.filter((doc) => matches(doc, request.query));
     const from = request.from ?? 0;
@@ -734,7 +755,8 @@ export class ContractElasticsearch {
             _index: doc.index,
             _id: doc.id,
             _score: request.sort === undefined ? 1 : null,
-            _source: doc.source,
+            ...(request._source === false ? {} : { _source: doc.source }),
+            ...(request.fields ? { fields: fetchFields(doc, request.fields.map((f) => (typeof f === 'string' ? f : f.field))) } : {}),
             ...(sortValues ? { sort: sortValues } : {}),
           })),
         },

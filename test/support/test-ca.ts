@@ -7,6 +7,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** The program that makes the certificates; tests that need it gate on it with describeWithBinaries. */
+export const OPENSSL = '/usr/bin/openssl';
+
 export interface TestCa {
   /** PEM of the CA certificate; a client trusts the server by trusting this. */
   readonly caCert: string;
@@ -17,7 +20,7 @@ export interface TestCa {
 export function makeTestCa(commonName = 'probekit test CA'): TestCa {
   const dir = mkdtempSync(join(tmpdir(), 'probekit-ca-'));
   const path = (name: string) => join(dir, name);
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const openssl = (...args: string[]) => execFileSync(OPENSSL, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   try {
     openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
       '-subj', `/CN=${commonName}`, '-keyout', path('ca.key'), '-out', path('ca.pem'),
