@@ -1,7 +1,8 @@
 // Loads the Pulumi program (argv[2], a directory) the way Pulumi's nodejs language host does: TypeScript and
 // ts-node chosen by @pulumi/pulumi's own tsutils (the project's TypeScript, ts-node vendored by Pulumi when
 // the project has none), registered with the options the host uses, type checking on. Runs under Pulumi's
-// mocks with the configuration given as JSON in argv[3]; prints the registered resource types as JSON.
+// mocks with the configuration given as JSON in argv[3]; prints as JSON the registered resource types and
+// the serialized code of the dynamic providers, as the engine would receive it.
 const path = require('node:path');
 const pulumi = require('@pulumi/pulumi');
 const tsutils = require('@pulumi/pulumi/tsutils');
@@ -18,8 +19,16 @@ require(tsnodeRequire).register({
 });
 
 const types = [];
+const providers = [];
 pulumi.runtime.setMocks(
-  { newResource: (args) => (types.push(args.type), { id: `${args.name}-id`, state: args.inputs }), call: () => ({}) },
+  {
+    newResource: (args) => {
+      types.push(args.type);
+      if (args.inputs.__provider) providers.push(args.inputs.__provider);
+      return { id: `${args.name}-id`, state: args.inputs };
+    },
+    call: () => ({}),
+  },
   'probekit',
   'dev',
 );
@@ -29,4 +38,4 @@ pulumi.runtime.setAllConfig(
   Object.keys(config),
 );
 require(path.resolve(programDir));
-pulumi.runtime.disconnect().then(() => process.stdout.write(JSON.stringify({ tsnode: tsnodeRequire, types })));
+pulumi.runtime.disconnect().then(() => process.stdout.write(JSON.stringify({ tsnode: tsnodeRequire, types, providers })));
