@@ -50,9 +50,6 @@ export class SearchEngineError extends Error {
     readonly status?: number,
   ) {
     super(message);
-    // Set again on purpose: Pulumi serializes the key provider and turns this class into a function whose
-    // `Error.call(this, message)` sets nothing, so without this the error would reach `pulumi up` empty.
-    this.message = message;
     this.name = 'SearchEngineError';
   }
 }
