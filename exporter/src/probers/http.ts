@@ -211,6 +211,7 @@ export const probeHttp: Prober = async (deadline, target, module, registry, logg
   let success = false;
   let final: IncomingResponse | undefined;
   let bodyLength = 0;
+  let bodyRead = false;
   try {
     let request: RequestContent;
     // Upstream checks the certificate against server_name, else the Host header, else the target host.
@@ -318,6 +319,7 @@ export const probeHttp: Prober = async (deadline, target, module, registry, logg
       try {
         const body = await readBody(final, http, success && bodyRegexps, deadline);
         bodyLength = body.length;
+        bodyRead = true;
         if (success && bodyRegexps) {
           success = bodyPasses(body.text, http, logger);
           regexGauge.set(success ? 0 : 1);
@@ -357,8 +359,9 @@ export const probeHttp: Prober = async (deadline, target, module, registry, logg
         success = false;
       }
       statusGauge.set(final.status);
-      const declared = headerValues(final, 'content-length')[0];
-      contentLength.set(declared === undefined || headerValues(final, 'transfer-encoding').length > 0 ? -1 : Number(declared));
+      // Go's HTTP/2 client reports 0, not -1, for a response that ends with its headers; an empty body is that case.
+      const emptyHttp2 = final.proto === 'HTTP/2.0' && final.contentLength === -1 && bodyRead && bodyLength === 0;
+      contentLength.set(emptyHttp2 ? 0 : final.contentLength);
     } else if (http.fail_if_not_ssl) {
       success = false;
     }

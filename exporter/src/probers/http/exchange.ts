@@ -80,6 +80,14 @@ export interface IncomingResponse {
   readonly headers: ReadonlyArray<readonly [string, string]>;
   readonly body: Readable;
   readonly tlsSocket?: TLSSocket;
+  /** The Content-Length header, -1 when absent or when the body is chunked. */
+  readonly contentLength: number;
+}
+
+function declaredLength(headers: ReadonlyArray<readonly [string, string]>, whenAbsent: number): number {
+  if (headers.some(([name]) => name === 'transfer-encoding')) return -1;
+  const declared = headers.find(([name]) => name === 'content-length')?.[1];
+  return declared === undefined || !/^\d+$/.test(declared.trim()) ? whenAbsent : Number(declared);
 }
 
 /** Headers HTTP/2 forbids; node refuses them on a stream. */
@@ -144,14 +152,15 @@ function http2Headers(headers: Http2Headers): Array<[string, string]> {
 }
 
 async function exchangeHttp1(socket: Socket, hop: Hop, path: string, request: OutgoingRequest, deadline: ProbeDeadline, timings: Timings, tlsSocket?: TLSSocket): Promise<IncomingResponse> {
-  const headers = flatHeaders([['Host', [hop.host]], ...request.headers]);
-  if (request.body) headers['Content-Length'] = String(request.body.length);
-  const outgoing = http1Request({ createConnection: () => socket, method: request.method, path, headers, setHost: false });
+  const outgoingHeaders = flatHeaders([['Host', [hop.host]], ...request.headers]);
+  if (request.body) outgoingHeaders['Content-Length'] = String(request.body.length);
+  const outgoing = http1Request({ createConnection: () => socket, method: request.method, path, headers: outgoingHeaders, setHost: false });
   const response = beforeDeadline(deadline, 'processing', once(outgoing, 'response') as Promise<[import('node:http').IncomingMessage]>);
   outgoing.end(request.body);
   const [incoming] = await response;
   timings.responseStart = performance.now();
-  return { status: incoming.statusCode ?? 0, proto: `HTTP/${incoming.httpVersion}`, headers: http1Headers(incoming.rawHeaders), body: incoming, tlsSocket };
+  const headers = http1Headers(incoming.rawHeaders);
+  return { status: incoming.statusCode ?? 0, proto: `HTTP/${incoming.httpVersion}`, headers, body: incoming, tlsSocket, contentLength: declaredLength(headers, -1) };
 }
 
 async function exchangeHttp2(tlsSocket: TLSSocket, hop: Hop, path: string, request: OutgoingRequest, deadline: ProbeDeadline, timings: Timings, resources: Resources): Promise<IncomingResponse> {
@@ -170,7 +179,8 @@ async function exchangeHttp2(tlsSocket: TLSSocket, hop: Hop, path: string, reque
   if (request.body) stream.end(request.body);
   const [incoming] = await response;
   timings.responseStart = performance.now();
-  return { status: Number(incoming[':status'] ?? 0), proto: 'HTTP/2.0', headers: http2Headers(incoming), body: stream, tlsSocket };
+  const received = http2Headers(incoming);
+  return { status: Number(incoming[':status'] ?? 0), proto: 'HTTP/2.0', headers: received, body: stream, tlsSocket, contentLength: declaredLength(received, -1) };
 }
 
 /** Sends `request` to `hop` over a new connection and resolves with the response head; the body is left to read. */
