@@ -12,6 +12,7 @@ import { describeWithBinaries } from '../support/integration';
 import { metricNames, metricValue, type Sample } from '../support/metrics-text';
 import { REFERENCE_EXPORTER, startPair, type ExporterPair } from '../support/reference-exporter';
 import { makeTlsFixtures, type TlsFixtures } from '../support/tls-fixtures';
+import { seedModulesYaml } from '../support/seed-modules';
 
 /** Metrics newer than 0.23.0 that we return on purpose (upstream added them later). */
 const NEWER_THAN_REFERENCE = new Set(['probe_tls_cipher_info']);
@@ -78,52 +79,7 @@ function handler(request: IncomingMessage, response: ServerResponse): void {
 }
 
 const CONFIG = `modules:
-  http_2xx:
-    prober: http
-    timeout: 5s
-    http:
-      valid_http_versions: ["HTTP/1.1", "HTTP/2.0"]
-      method: GET
-      preferred_ip_protocol: ip4
-      ip_protocol_fallback: false
-      no_follow_redirects: false
-      fail_if_ssl: false
-      fail_if_not_ssl: false
-      tls_config:
-        insecure_skip_verify: true
-  http_2xx_with_header:
-    prober: http
-    timeout: 5s
-    http:
-      valid_http_versions: ["HTTP/1.1", "HTTP/2.0"]
-      method: GET
-      headers:
-        Authentication: Bearer test-token
-        Accept-Language: en-US
-      preferred_ip_protocol: ip4
-      ip_protocol_fallback: false
-      no_follow_redirects: false
-      fail_if_ssl: false
-      fail_if_not_ssl: false
-      tls_config:
-        insecure_skip_verify: true
-  http_post_2xx:
-    prober: http
-    timeout: 5s
-    http:
-      valid_http_versions: ["HTTP/1.1", "HTTP/2.0"]
-      method: POST
-      headers:
-        Content-Type: application/json
-      body: '{"probe":true}'
-      preferred_ip_protocol: ip4
-      ip_protocol_fallback: false
-      no_follow_redirects: false
-      fail_if_ssl: false
-      fail_if_not_ssl: false
-      tls_config:
-        insecure_skip_verify: true
-  no_redirects:
+${seedModulesYaml({ authentication: 'Bearer test-token', acceptLanguage: 'en-US', postBody: '{"probe":true}' })}  no_redirects:
     prober: http
     http:
       preferred_ip_protocol: ip4
