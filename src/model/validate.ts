@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import { moduleSchema, type ModuleInput } from '../../exporter/src/config/schema';
 import { DURATION_HINT, parseDuration } from '../../exporter/src/config/duration';
+import { validateModule } from '../../exporter/src/config/validate';
 import type { ProberName } from '../../exporter/src/interface';
 import { describeIssues, formatPath, type FieldPath } from './issues';
 import { http2xx, http2xxWithHeader, httpPost2xx } from './presets';
@@ -39,7 +40,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
   const modules: Record<string, SpecModule> = {};
   for (const [name, entry] of Object.entries(raw.modules ?? {})) {
     const module = 'preset' in entry ? expandPreset(entry as PresetModule) : (entry as SpecModule);
-    problems.push(...checkModule(module, ['modules', name]));
+    problems.push(...checkModule(name, module));
     modules[name] = module;
   }
 
@@ -112,20 +113,11 @@ export function secretHeaders(module: SpecModule): Array<[header: string, ref: S
   return Object.entries(module.http?.headers ?? {}).filter((entry): entry is [string, SecretRef] => isSecretRef(entry[1]));
 }
 
-function checkModule(module: SpecModule, path: FieldPath): string[] {
+/** The exporter's own checks: its schema, then its cross-field rules (regexps, prober sections...). */
+function checkModule(name: string, module: SpecModule): string[] {
   const result = moduleSchema.safeParse(withoutSecretHeaders(module));
-  if (!result.success) return describeIssues(moduleSchema, result.error.issues, path);
-  const problems: string[] = [];
-  const prober = module.prober;
-  for (const section of ['http', 'tcp', 'dns', 'icmp', 'grpc'] as const) {
-    if (section !== prober && module[section] !== undefined) {
-      problems.push(`${formatPath([...path, section])}: this module's prober is ${prober}, so its ${section} settings would be ignored; move them to a module with prober: ${section}, or remove them`);
-    }
-  }
-  if (prober === 'dns' && !module.dns) {
-    problems.push(`${formatPath([...path, 'dns'])}: a dns module needs dns.query_name; add it`);
-  }
-  return problems;
+  if (!result.success) return describeIssues(moduleSchema, result.error.issues, ['modules', name]);
+  return validateModule(name, result.data).map((problem) => `${formatPath(problem.path)}: ${problem.message}`);
 }
 
 function checkJob(job: Job, path: FieldPath, modules: Readonly<Record<string, SpecModule>>): string[] {

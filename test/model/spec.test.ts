@@ -149,9 +149,15 @@ describe('validation: one line naming the field and the fix', () => {
     expect(problemsOf(minimal({ modules: { http_2xx: { preset: 'http_3xx' } as never } }))[0]).toMatch(/^modules\.http_2xx\.preset: /);
   });
 
+  it('a regexp the exporter could not compile', () => {
+    expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', http: { fail_if_body_matches_regexp: ['(unclosed'] } } } }))[0]).toMatch(
+      /^modules\.http_2xx\.http\.fail_if_body_matches_regexp\[0\]: could not compile regular expression "\(unclosed": /,
+    );
+  });
+
   it('settings of another prober', () => {
     expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', tcp: {} } } }))).toEqual([
-      'modules.http_2xx.tcp: this module\'s prober is http, so its tcp settings would be ignored; move them to a module with prober: tcp, or remove them',
+      'modules.http_2xx.tcp: module has prober http but a tcp section; rename the section or the prober',
     ]);
   });
 
