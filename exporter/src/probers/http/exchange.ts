@@ -18,7 +18,12 @@ import type { HeaderList } from './request';
 export class Resources {
   private readonly items = new Set<{ destroy(): void }>();
 
-  add<T extends { destroy(): void }>(item: T): T {
+  /**
+   * Adds `item`; errors it emits after its own promise settled (a reset after the response head, say)
+   * surface through the body stream, so a listener here keeps them from crashing the exporter.
+   */
+  add<T extends { destroy(): void; on?(event: 'error', listener: () => void): unknown }>(item: T): T {
+    item.on?.('error', () => undefined);
     this.items.add(item);
     return item;
   }
