@@ -29,7 +29,8 @@ import { resolveTargetAddress, unbracket } from './shared/address';
 import { beforeDeadline } from './shared/deadline';
 import { recordTlsMetrics, tlsConnectionOptions } from './shared/tls';
 import type { ProbeDeadline, ProbeLogger, Prober } from './types';
-import { exchange, Resources, type ExchangeSettings, type Hop, type IncomingResponse, type Timings } from './http/exchange';
+import { Resources } from './shared/resources';
+import { exchange, type ExchangeSettings, type Hop, type IncomingResponse, type Timings } from './http/exchange';
 import { requestContent, type HeaderList, type RequestContent } from './http/request';
 
 /** Upstream stops after this many redirects and fails the probe. */

@@ -12,27 +12,8 @@ import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'n
 import type { Readable } from 'node:stream';
 import type { ProbeDeadline } from '../types';
 import { beforeDeadline } from '../shared/deadline';
+import type { Resources } from '../shared/resources';
 import type { HeaderList } from './request';
-
-/** Anything the probe must tear down when it is over. */
-export class Resources {
-  private readonly items = new Set<{ destroy(): void }>();
-
-  /**
-   * Adds `item`; errors it emits after its own promise settled (a reset after the response head, say)
-   * surface through the body stream, so a listener here keeps them from crashing the exporter.
-   */
-  add<T extends { destroy(): void; on?(event: 'error', listener: () => void): unknown }>(item: T): T {
-    item.on?.('error', () => undefined);
-    this.items.add(item);
-    return item;
-  }
-
-  destroyAll(): void {
-    for (const item of this.items) item.destroy();
-    this.items.clear();
-  }
-}
 
 /** Instants (performance.now()) of one request, as upstream's client trace records them. */
 export interface Timings {
