@@ -85,6 +85,11 @@ function handle(request: IncomingMessage | Http2ServerRequest, response: ServerR
       response.setHeader('Location', '/echo');
       return void response.end();
     }
+    if (url.pathname === '/away') {
+      response.statusCode = 302;
+      response.setHeader('Location', url.searchParams.get('to') ?? '/');
+      return void response.end();
+    }
     if (url.pathname === '/auth') {
       response.statusCode = request.headers.authorization === url.searchParams.get('want') ? 200 : 401;
       return void response.end();
@@ -227,11 +232,19 @@ describe('http prober over HTTP/1.1', () => {
     const want = (text: string) => `${base}/auth?want=${encodeURIComponent(text)}`;
     expect((await runProbe(withHttp('basic_auth:\n  username: user\n  password: s3cret'), want(basic))).success).toBe(true);
     expect((await runProbe(withHttp(`basic_auth:\n  username: user\n  password_file: ${join(dir, 'password')}`), want(basic))).success).toBe(true);
+    writeFileSync(join(dir, 'username'), 'user\n');
+    expect((await runProbe(withHttp(`basic_auth:\n  username_file: ${join(dir, 'username')}\n  password: s3cret`), want(basic))).success).toBe(true);
     expect((await runProbe(withHttp('basic_auth:\n  username: user\n  password: wrong'), want(basic))).success).toBe(false);
     expect((await runProbe(withHttp('authorization:\n  credentials: tok'), want('Bearer tok'))).success).toBe(true);
     expect((await runProbe(withHttp(`authorization:\n  type: Token\n  credentials_file: ${join(dir, 'credentials')}`), want('Token tok-file'))).success).toBe(true);
     expect((await runProbe(withHttp('bearer_token: tok'), want('Bearer tok'))).success).toBe(true);
     expect((await runProbe(withHttp(`bearer_token_file: ${join(dir, 'credentials')}`), want('Bearer tok-file'))).success).toBe(true);
+  });
+
+  it('credentials in the target URL become basic auth', async () => {
+    const basic = `Basic ${Buffer.from('user:s3cret').toString('base64')}`;
+    const target = `http://user:s3cret@127.0.0.1:${port(plain)}/auth?want=${encodeURIComponent(basic)}`;
+    expect((await runProbe(ip4, target)).success).toBe(true);
   });
 
   it('fails clearly, without connecting, when a credentials file is missing', async () => {
@@ -301,6 +314,19 @@ describe('http prober over HTTP/1.1', () => {
     expect(seen[0].remote).toBe('127.0.0.2');
   });
 
+  it('probes an IPv6 literal target over IPv6', async () => {
+    const v6 = createServer(handle);
+    const v6Port = await listen(v6, '::1');
+    try {
+      const { success, samples } = await runProbe('prober: http\nhttp:\n  preferred_ip_protocol: ip6\n  ip_protocol_fallback: false', `http://[::1]:${v6Port}/ok`);
+      expect(success).toBe(true);
+      expect(value(samples, 'probe_ip_protocol')).toBe(6);
+      expect(seen[0].headers.host).toBe(`[::1]:${v6Port}`);
+    } finally {
+      v6.close();
+    }
+  });
+
   it('preferred_ip_protocol with and without fallback', async () => {
     const v6Only = await runProbe('prober: http\nhttp:\n  preferred_ip_protocol: ip6\n  ip_protocol_fallback: false', `http://localhost:${port(plain)}/ok`);
     expect(v6Only.success).toBe(false);
@@ -338,6 +364,16 @@ describe('redirects', () => {
     expect(value(samples, 'probe_http_redirects')).toBe(1);
     expect(seen).toHaveLength(1);
     expect((await runProbe(withHttp(`${setting}\nvalid_status_codes: [302]`), `${base}/redirect/2`)).success).toBe(true);
+  });
+
+  it('a redirect to another host drops Authorization from plain headers but keeps configured credentials', async () => {
+    const other = `http://localhost:${port(plain)}/ok`;
+    const target = `${base}/away?to=${encodeURIComponent(other)}`;
+    await runProbe(withHttp('headers:\n  Authorization: Bearer from-headers'), target);
+    expect(seen.map((request) => request.headers.authorization)).toEqual(['Bearer from-headers', undefined]);
+    seen.length = 0;
+    await runProbe(withHttp('bearer_token: configured'), target);
+    expect(seen.map((request) => request.headers.authorization)).toEqual(['Bearer configured', 'Bearer configured']);
   });
 
   it('303 turns POST into GET, 307 keeps it with its body', async () => {
@@ -400,6 +436,11 @@ describe('http prober over TLS', () => {
     await runProbe(tlsModule(), `${secureBase}/ok`);
     // The server asks for a client certificate; authorized means it got one our CA signed.
     expect(seen.map((request) => request.clientCertificate)).toEqual([true, false]);
+  });
+
+  it('max_version caps the version offered', async () => {
+    const { samples } = await runProbe(tlsModule('  max_version: TLS12'), `${secureBase}/ok`);
+    expect(value(samples, 'probe_tls_version_info', { version: 'TLS 1.2' })).toBe(1);
   });
 
   it('min_version refuses an older server', async () => {

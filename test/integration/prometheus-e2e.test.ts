@@ -35,10 +35,12 @@ describeWithBinaries([PROMETHEUS])('Prometheus scrapes our exporter through the 
       request.on('data', (chunk) => (body += chunk));
       request.on('end', () => {
         seen.push({ path: request.url ?? '', authentication: request.headers.authentication as string | undefined, language: request.headers['accept-language'], body, contentType: request.headers['content-type'] });
-        if (request.url === '/down') return response.writeHead(503).end('down');
-        if (request.url === '/private') return response.writeHead(request.headers.authentication === `Bearer ${TOKEN}` ? 200 : 401).end();
-        if (request.url === '/echo') return response.writeHead(request.method === 'POST' && body === '{"probe":true}' ? 200 : 400).end();
-        response.writeHead(200).end('ok');
+        const status =
+          request.url === '/down' ? 503
+          : request.url === '/private' ? (request.headers.authentication === `Bearer ${TOKEN}` ? 200 : 401)
+          : request.url === '/echo' ? (request.method === 'POST' && body === '{"probe":true}' ? 200 : 400)
+          : 200;
+        response.writeHead(status).end();
       });
     });
     target.listen(0, '127.0.0.1');
