@@ -1,0 +1,89 @@
+/**
+ * Logging in logfmt, as blackbox_exporter writes it, with a level threshold (--log.level). Field values
+ * are written as given: callers never pass secrets (the config is logged only through its masked form).
+ */
+import type { ProbeLogger } from './probers/types';
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export type Fields = Record<string, unknown>;
+
+function formatValue(value: unknown): string {
+  const text = value instanceof Error ? value.message : typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  return /^[^\s"=]+$/.test(text) ? text : JSON.stringify(text);
+}
+
+export function logfmt(level: LogLevel, message: string, fields: Fields): string {
+  const parts = [`ts=${new Date().toISOString()}`, `level=${level}`, `msg=${formatValue(message)}`];
+  for (const [key, value] of Object.entries(fields)) {
+    if (value !== undefined) parts.push(`${key}=${formatValue(value)}`);
+  }
+  return parts.join(' ');
+}
+
+/** The four level methods of ProbeLogger, on top of one `log`. */
+abstract class LevelledLogger implements ProbeLogger {
+  abstract log(level: LogLevel, message: string, fields?: Fields): void;
+
+  debug(message: string, fields?: Fields): void {
+    this.log('debug', message, fields);
+  }
+  info(message: string, fields?: Fields): void {
+    this.log('info', message, fields);
+  }
+  warn(message: string, fields?: Fields): void {
+    this.log('warn', message, fields);
+  }
+  error(message: string, fields?: Fields): void {
+    this.log('error', message, fields);
+  }
+}
+
+export class Logger extends LevelledLogger {
+  constructor(
+    private readonly threshold: LogLevel = 'info',
+    private readonly write: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+    private readonly context: Fields = {},
+  ) {
+    super();
+  }
+
+  enabled(level: LogLevel): boolean {
+    return LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(this.threshold);
+  }
+
+  log(level: LogLevel, message: string, fields: Fields = {}): void {
+    if (this.enabled(level)) this.write(logfmt(level, message, { ...this.context, ...fields }));
+  }
+
+  /** A logger adding `fields` to every line. */
+  with(fields: Fields): Logger {
+    return new Logger(this.threshold, this.write, { ...this.context, ...fields });
+  }
+}
+
+/**
+ * The logger of one probe: every line, whatever its level, goes to the probe's debug output; the exporter's
+ * log gets them at debug level (a failing target is not an exporter error), as upstream does.
+ */
+export class ProbeLog extends LevelledLogger {
+  private readonly lines: string[] = [];
+
+  constructor(
+    private readonly exporterLog: Logger,
+    private readonly context: Fields,
+  ) {
+    super();
+  }
+
+  log(level: LogLevel, message: string, fields: Fields = {}): void {
+    const all = { ...this.context, ...fields };
+    this.lines.push(logfmt(level, message, all));
+    this.exporterLog.log('debug', message, all);
+  }
+
+  text(): string {
+    return this.lines.map((line) => `${line}\n`).join('');
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Choosing the address to probe: every prober that starts from a host name resolves it here, with the
+ * module's preferred_ip_protocol and ip_protocol_fallback, and records the same three metrics upstream
+ * records (probe_dns_lookup_time_seconds, probe_ip_protocol, probe_ip_addr_hash), even when resolution fails.
+ */
+import { promises as dns } from 'node:dns';
+import { isIP } from 'node:net';
+import { Gauge, type Registry } from 'prom-client';
+import { PROBE_DNS_LOOKUP_TIME, PROBE_IP_ADDR_HASH, PROBE_IP_PROTOCOL } from '../../metrics';
+import type { ProbeDeadline, ProbeLogger } from '../types';
+import { beforeDeadline } from './deadline';
+
+export type IpFamily = 4 | 6;
+
+/** The two module fields that steer address choice; every prober section has them. */
+export interface IpProtocolSettings {
+  readonly preferred_ip_protocol: 'ip4' | 'ip6';
+  readonly ip_protocol_fallback: boolean;
+}
+
+export interface ResolvedAddress {
+  readonly address: string;
+  readonly family: IpFamily;
+  /** Seconds spent resolving, the value recorded in probe_dns_lookup_time_seconds. */
+  readonly lookupSeconds: number;
+}
+
+export interface LookupResult {
+  readonly address: string;
+  readonly family: number;
+}
+
+/** The system resolver (getaddrinfo, so /etc/hosts counts), as Go's resolver does for blackbox_exporter. */
+export type Lookup = (host: string, family: 0 | IpFamily) => Promise<LookupResult[]>;
+
+const systemLookup: Lookup = (host, family) => dns.lookup(host, { all: true, family, verbatim: true });
+
+/** 32-bit FNV-1a over the address's bytes (4 for IPv4, 16 for IPv6), the value of probe_ip_addr_hash. */
+export function ipAddressHash(address: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of ipBytes(address)) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash >>> 0;
+}
+
+function ipBytes(address: string): number[] {
+  if (isIP(address) === 4) return address.split('.').map(Number);
+  let text = address;
+  const bytes: number[] = [];
+  // An IPv6 address may end in dotted IPv4 form (::ffff:1.2.3.4); turn that tail into two groups.
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted[1].split('.').map(Number);
+    text = text.slice(0, -dotted[1].length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
+  const headGroups = head ? head.split(':') : [];
+  const tailGroups = tail ? tail.split(':') : [];
+  const missing = 8 - headGroups.length - tailGroups.length;
+  const groups = [...headGroups, ...Array<string>(tail === undefined ? 0 : missing).fill('0'), ...tailGroups];
+  for (const group of groups) {
+    const value = parseInt(group, 16);
+    bytes.push(value >> 8, value & 0xff);
+  }
+  return bytes;
+}
+
+/** `[::1]` as URLs write it, back to `::1`. */
+export function unbracket(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}
+
+/**
+ * Resolves `host` to one address following upstream's rules: without fallback, only the preferred family
+ * counts; with fallback, the first address of the preferred family, else the last of the other one.
+ * Rejects (after recording the metrics) when no address fits or the deadline passes.
+ */
+export async function resolveTargetAddress(
+  host: string,
+  settings: IpProtocolSettings,
+  deadline: ProbeDeadline,
+  registry: Registry,
+  logger: ProbeLogger,
+  lookup: Lookup = systemLookup,
+): Promise<ResolvedAddress> {
+  const protocolGauge = new Gauge({ name: PROBE_IP_PROTOCOL.name, help: PROBE_IP_PROTOCOL.help, registers: [registry] });
+  const lookupGauge = new Gauge({ name: PROBE_DNS_LOOKUP_TIME.name, help: PROBE_DNS_LOOKUP_TIME.help, registers: [registry] });
+  const hashGauge = new Gauge({ name: PROBE_IP_ADDR_HASH.name, help: PROBE_IP_ADDR_HASH.help, registers: [registry] });
+
+  const preferred: IpFamily = settings.preferred_ip_protocol === 'ip4' ? 4 : 6;
+  const other: IpFamily = preferred === 4 ? 6 : 4;
+  const name = unbracket(host);
+  logger.info('Resolving target address', { target: name, ip_protocol: `ip${preferred}` });
+  const started = performance.now();
+  const elapsed = (): number => (performance.now() - started) / 1000;
+
+  try {
+    const candidates = await beforeDeadline(deadline, 'resolve', candidatesFor(name, settings.ip_protocol_fallback ? 0 : preferred, lookup));
+    const chosen =
+      candidates.find((candidate) => candidate.family === preferred) ??
+      (settings.ip_protocol_fallback ? candidates.filter((candidate) => candidate.family === other).pop() : undefined);
+    if (!chosen) {
+      throw new Error(settings.ip_protocol_fallback ? `no address found for ${name}` : `no ip${preferred} address found for ${name} and ip_protocol_fallback is false`);
+    }
+    const family = chosen.family as IpFamily;
+    const lookupSeconds = elapsed();
+    lookupGauge.set(lookupSeconds);
+    protocolGauge.set(family);
+    hashGauge.set(ipAddressHash(chosen.address));
+    logger.info('Resolved target address', { target: name, ip: chosen.address });
+    return { address: chosen.address, family, lookupSeconds };
+  } catch (error) {
+    lookupGauge.set(elapsed());
+    logger.error('Resolution with IP protocol failed', { target: name, err: (error as Error).message });
+    throw error;
+  }
+}
+
+/** An IP literal is its own answer (the system resolver would ignore the family asked for). */
+async function candidatesFor(name: string, family: 0 | IpFamily, lookup: Lookup): Promise<LookupResult[]> {
+  const literal = isIP(name);
+  if (literal !== 0) return family === 0 || family === literal ? [{ address: name, family: literal }] : [];
+  return lookup(name, family);
+}

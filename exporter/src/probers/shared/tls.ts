@@ -1,0 +1,133 @@
+/**
+ * TLS for every prober: Node TLS options from a module's tls_config, and the TLS metrics upstream records
+ * from an established connection (certificate expiries, leaf certificate, version, cipher).
+ */
+import { createHash, X509Certificate } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import { checkServerIdentity, type ConnectionOptions, type DetailedPeerCertificate, type TLSSocket } from 'node:tls';
+import { Gauge, type Registry } from 'prom-client';
+import type { TlsConfig } from '../../config/schema';
+import {
+  PROBE_SSL_EARLIEST_CERT_EXPIRY,
+  PROBE_SSL_LAST_CHAIN_EXPIRY,
+  PROBE_SSL_LAST_CHAIN_INFO,
+  PROBE_TLS_CIPHER_INFO,
+  PROBE_TLS_VERSION_INFO,
+} from '../../metrics';
+
+const NODE_TLS_VERSIONS = { TLS10: 'TLSv1', TLS11: 'TLSv1.1', TLS12: 'TLSv1.2', TLS13: 'TLSv1.3' } as const;
+
+/** The label values of probe_tls_version_info, as upstream writes them. */
+const VERSION_LABELS: Record<string, string> = { TLSv1: 'TLS 1.0', 'TLSv1.1': 'TLS 1.1', 'TLSv1.2': 'TLS 1.2', 'TLSv1.3': 'TLS 1.3' };
+
+/**
+ * Go's zero time as a Unix timestamp: what upstream reports for the last chain expiry when no chain was
+ * verified (insecure_skip_verify). Kept so that alerts written against upstream behave the same.
+ */
+export const UNVERIFIED_CHAIN_EXPIRY = -62135596800;
+
+/**
+ * Node TLS options for `config`. Files (ca_file, cert_file, key_file) are read now, at every probe, so a
+ * renewed certificate is used without a reload. `defaultServerName` (the target host, or the Host header)
+ * applies when the config names none. Rejects with a message naming the field when a file cannot be read.
+ */
+export async function tlsConnectionOptions(config: TlsConfig, defaultServerName: string): Promise<ConnectionOptions> {
+  const serverName = config.server_name || defaultServerName;
+  const options: ConnectionOptions = {
+    rejectUnauthorized: !config.insecure_skip_verify,
+    // Verification is against the configured server name even though the socket connects to an IP.
+    checkServerIdentity: (_host, certificate) => checkServerIdentity(serverName, certificate),
+  };
+  // SNI carries host names only (RFC 6066); an IP server name is still what the certificate is checked against.
+  if (serverName && isIP(serverName) === 0) options.servername = serverName;
+  const ca = config.ca ?? (config.ca_file ? await readField('ca_file', config.ca_file) : undefined);
+  if (ca !== undefined) options.ca = ca;
+  const cert = config.cert ?? (config.cert_file ? await readField('cert_file', config.cert_file) : undefined);
+  const key = config.key ?? (config.key_file ? await readField('key_file', config.key_file) : undefined);
+  if (cert !== undefined) options.cert = cert;
+  if (key !== undefined) options.key = key;
+  if (config.min_version) options.minVersion = NODE_TLS_VERSIONS[config.min_version];
+  if (config.max_version) options.maxVersion = NODE_TLS_VERSIONS[config.max_version];
+  return options;
+}
+
+async function readField(field: string, path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new Error(`tls_config.${field}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/** Certificates of the connection from the leaf up, each once (Node links a self-signed root to itself). */
+function peerChain(socket: TLSSocket): DetailedPeerCertificate[] {
+  const chain: DetailedPeerCertificate[] = [];
+  const seen = new Set<string>();
+  let current: DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
+  while (current && current.raw && !seen.has(current.fingerprint256)) {
+    seen.add(current.fingerprint256);
+    chain.push(current);
+    current = current.issuerCertificate;
+  }
+  return chain;
+}
+
+function expirySeconds(certificate: DetailedPeerCertificate): number {
+  return Math.floor(Date.parse(certificate.valid_to) / 1000);
+}
+
+/** Go's pkix.Name.String(): the attributes in reverse order, comma-separated. */
+function distinguishedName(text: string): string {
+  return text.split('\n').filter(Boolean).reverse().join(',');
+}
+
+function dnsNames(subjectAltName: string | undefined): string {
+  if (!subjectAltName) return '';
+  return subjectAltName
+    .split(', ')
+    .filter((entry) => entry.startsWith('DNS:'))
+    .map((entry) => entry.slice(4))
+    .join(',');
+}
+
+/**
+ * Registers and sets the TLS metrics of an established connection: probe_ssl_earliest_cert_expiry,
+ * probe_ssl_last_chain_expiry_timestamp_seconds, probe_ssl_last_chain_info, probe_tls_version_info and
+ * probe_tls_cipher_info. `verified` says whether the chain was verified (not insecure_skip_verify).
+ */
+export function recordTlsMetrics(socket: TLSSocket, registry: Registry, verified: boolean): void {
+  const chain = peerChain(socket);
+  const earliest = new Gauge({ name: PROBE_SSL_EARLIEST_CERT_EXPIRY.name, help: PROBE_SSL_EARLIEST_CERT_EXPIRY.help, registers: [registry] });
+  const version = new Gauge({ name: PROBE_TLS_VERSION_INFO.name, help: PROBE_TLS_VERSION_INFO.help, labelNames: ['version'], registers: [registry] });
+  const lastChain = new Gauge({ name: PROBE_SSL_LAST_CHAIN_EXPIRY.name, help: PROBE_SSL_LAST_CHAIN_EXPIRY.help, registers: [registry] });
+  const info = new Gauge({
+    name: PROBE_SSL_LAST_CHAIN_INFO.name,
+    help: PROBE_SSL_LAST_CHAIN_INFO.help,
+    labelNames: ['fingerprint_sha256', 'subject', 'issuer', 'subjectalternative'],
+    registers: [registry],
+  });
+  const cipher = new Gauge({ name: PROBE_TLS_CIPHER_INFO.name, help: PROBE_TLS_CIPHER_INFO.help, labelNames: ['cipher'], registers: [registry] });
+
+  const expiries = chain.map(expirySeconds);
+  earliest.set(expiries.length > 0 ? Math.min(...expiries) : 0);
+  lastChain.set(verified && socket.authorized && expiries.length > 0 ? Math.min(...expiries) : UNVERIFIED_CHAIN_EXPIRY);
+  const protocol = socket.getProtocol() ?? '';
+  version.set({ version: VERSION_LABELS[protocol] ?? 'unknown' }, 1);
+  const negotiated = socket.getCipher();
+  cipher.set({ cipher: negotiated.standardName ?? negotiated.name }, 1);
+
+  const leaf = chain[0];
+  if (leaf) {
+    const x509 = new X509Certificate(leaf.raw);
+    info.set(
+      {
+        fingerprint_sha256: createHash('sha256').update(leaf.raw).digest('hex'),
+        subject: distinguishedName(x509.subject),
+        issuer: distinguishedName(x509.issuer),
+        subjectalternative: dnsNames(x509.subjectAltName),
+      },
+      1,
+    );
+  }
+}

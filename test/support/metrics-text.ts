@@ -1,0 +1,32 @@
+/** Reading the Prometheus text format in tests: samples by name and labels. */
+export interface Sample {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/;
+const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
+
+export function parseMetrics(text: string): Sample[] {
+  const samples: Sample[] = [];
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#') || line.trim() === '') continue;
+    const match = SAMPLE.exec(line);
+    if (!match) continue;
+    const labels: Record<string, string> = {};
+    for (const [, key, value] of (match[2] ?? '').matchAll(LABEL)) labels[key] = value.replace(/\\(.)/g, (_m, c: string) => (c === 'n' ? '\n' : c));
+    samples.push({ name: match[1], labels, value: Number(match[3]) });
+  }
+  return samples;
+}
+
+/** Value of the one sample named `name` whose labels include `labels`; undefined when absent. */
+export function metricValue(samples: readonly Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
+  return samples.find((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value))?.value;
+}
+
+/** The distinct metric names, sorted. */
+export function metricNames(samples: readonly Sample[]): string[] {
+  return [...new Set(samples.map((sample) => sample.name))].sort();
+}

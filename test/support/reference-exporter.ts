@@ -1,0 +1,139 @@
+/**
+ * Differential testing against the reference blackbox_exporter (Debian's 0.23.0): start it and ours on free
+ * loopback ports with the same config YAML, probe both the same way, compare parsed metrics. Prober-agnostic:
+ * any prober's differential test uses the same functions.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseMetrics, type Sample } from './metrics-text';
+
+export const REFERENCE_EXPORTER = '/usr/bin/prometheus-blackbox-exporter';
+
+/** Our exporter's entry point, run from source through tsx so tests need no build. */
+export const OUR_EXPORTER_MAIN = resolve(__dirname, '../../exporter/src/main.ts');
+
+export interface ProbeResult {
+  readonly status: number;
+  readonly text: string;
+  readonly samples: Sample[];
+}
+
+export interface ProbeRequest {
+  readonly module: string;
+  readonly target: string;
+  /** Extra query parameters (hostname, debug). */
+  readonly params?: Record<string, string>;
+  readonly headers?: Record<string, string>;
+}
+
+export interface RunningExporter {
+  readonly name: 'reference' | 'ours';
+  readonly baseUrl: string;
+  readonly pid: number;
+  probe(request: ProbeRequest): Promise<ProbeResult>;
+  /** Everything the process wrote to stderr (its log) so far. */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+async function waitHealthy(baseUrl: string, child: ChildProcess, log: () => string): Promise<void> {
+  const until = Date.now() + 20_000;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`exporter exited with ${child.exitCode}: ${log()}`);
+    try {
+      const response = await fetch(`${baseUrl}/-/healthy`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  throw new Error(`exporter at ${baseUrl} did not become healthy: ${log()}`);
+}
+
+export interface StartOptions {
+  /** Extra command-line flags. */
+  readonly flags?: readonly string[];
+}
+
+/** Starts one exporter with `configYaml` written to a temporary file. */
+export async function startExporter(name: RunningExporter['name'], configYaml: string, options: StartOptions = {}): Promise<RunningExporter> {
+  const dir = mkdtempSync(join(tmpdir(), `probekit-${name}-`));
+  const configFile = join(dir, 'blackbox.yml');
+  writeFileSync(configFile, configYaml);
+  const port = await freePort();
+  const flags = [`--config.file=${configFile}`, `--web.listen-address=127.0.0.1:${port}`, ...(options.flags ?? [])];
+  const child =
+    name === 'reference'
+      ? spawn(REFERENCE_EXPORTER, flags, { stdio: ['ignore', 'ignore', 'pipe'] })
+      : spawn(process.execPath, ['--import', 'tsx', OUR_EXPORTER_MAIN, ...flags], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const log = (): string => stderr;
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitHealthy(baseUrl, child, log);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    name,
+    baseUrl,
+    pid: child.pid ?? -1,
+    log,
+    stop,
+    async probe(request) {
+      const query = new URLSearchParams({ module: request.module, target: request.target, ...request.params });
+      const response = await fetch(`${baseUrl}/probe?${query}`, { headers: request.headers });
+      const text = await response.text();
+      return { status: response.status, text, samples: parseMetrics(text) };
+    },
+  };
+}
+
+export interface ExporterPair {
+  readonly reference: RunningExporter;
+  readonly ours: RunningExporter;
+  /** The same probe sent to both, concurrently. */
+  probeBoth(request: ProbeRequest): Promise<{ reference: ProbeResult; ours: ProbeResult }>;
+  stop(): Promise<void>;
+}
+
+export async function startPair(configYaml: string, options: StartOptions = {}): Promise<ExporterPair> {
+  const [reference, ours] = await Promise.all([startExporter('reference', configYaml, options), startExporter('ours', configYaml, options)]);
+  return {
+    reference,
+    ours,
+    async probeBoth(request) {
+      const [r, o] = await Promise.all([reference.probe(request), ours.probe(request)]);
+      return { reference: r, ours: o };
+    },
+    stop: async () => {
+      await Promise.all([reference.stop(), ours.stop()]);
+    },
+  };
+}
