@@ -79,7 +79,15 @@ function loadAddon(): Addon {
 /** Opens an ICMP socket; throws an IcmpSocketError (code EPERM, EACCES...) when the kernel refuses. */
 export function openIcmpSocket(options: IcmpSocketOptions, onMessage: IcmpMessageHandler): IcmpSocket {
   const native = loadAddon();
-  const handle = native.open(options, onMessage);
+  // An exception thrown back into the addon's callback would be fatal to the process: keep it here.
+  const guarded: IcmpMessageHandler = (message, from, hopLimit) => {
+    try {
+      onMessage(message, from, hopLimit);
+    } catch {
+      // A message the handler cannot read is a message that does not match.
+    }
+  };
+  const handle = native.open(options, guarded);
   let open = true;
   return {
     send: (message, to) => native.send(handle, message, to),
