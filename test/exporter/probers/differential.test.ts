@@ -10,11 +10,11 @@ import { probeDns } from '../../../exporter/src/probers/dns';
 import { probeGrpc } from '../../../exporter/src/probers/grpc';
 import { probeIcmp } from '../../../exporter/src/probers/icmp';
 import { probeTcp } from '../../../exporter/src/probers/tcp';
-import { openIcmpSocket } from '../../../exporter/src/probers/shared/icmp-socket';
 import type { Prober } from '../../../exporter/src/probers/types';
 import { describeWithBinaries } from '../../support/integration';
 import type { Sample } from '../../support/metrics-text';
 import { REFERENCE_EXPORTER, startExporter, type RunningExporter } from '../../support/reference-exporter';
+import { rawSocketsAllowed } from '../../support/icmp-privileges';
 import { runProbe } from '../../support/run-probe';
 import { startDnsTestServer, ZONE, type DnsTestServer } from '../../support/dns-test-server';
 import { startGrpcHealthServer, type GrpcHealthServer } from '../../support/grpc-health-server';
@@ -34,14 +34,6 @@ function comparable(samples: readonly Sample[]): string[] {
     .sort();
 }
 
-function rawSocketsAllowed(): boolean {
-  try {
-    openIcmpSocket({ family: 4, raw: true }, () => undefined).close();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describeWithBinaries([REFERENCE_EXPORTER])('tcp, dns, icmp and grpc probers against the reference exporter', () => {
   let fixtures: TlsFixtures;

@@ -4,6 +4,7 @@ import { echoPayload, echoRequest, isExpectedReply, probeIcmp } from '../../../e
 import { openIcmpSocket, type IcmpSocket } from '../../../exporter/src/probers/shared/icmp-socket';
 import type { ModuleInput } from '../../../exporter/src/config/schema';
 import { metricValue } from '../../support/metrics-text';
+import { rawSocketsAllowed } from '../../support/icmp-privileges';
 import { runProbe, type ProbeRun } from '../../support/run-probe';
 import { requireBinary } from '../../support/integration';
 
@@ -27,17 +28,8 @@ function sniff(family: 4 | 6): { seen: SeenRequest[]; socket: IcmpSocket } {
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
-/** Whether this process may open raw sockets (root or CAP_NET_RAW): the in-process tests need it. */
-function rawAllowed(): boolean {
-  try {
-    openIcmpSocket({ family: 4, raw: true }, () => undefined).close();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
-const describeRaw = rawAllowed() ? describe : describe.skip;
+const describeRaw = rawSocketsAllowed() ? describe : describe.skip;
 
 describe('icmp echo matching', () => {
   const payload = echoPayload(0);
@@ -159,7 +151,7 @@ function namespacesAllowed(): boolean {
 }
 
 const privilegeTools =
-  rawAllowed() && process.getuid?.() === 0 && requireBinary('/usr/bin/setpriv') && requireBinary('/usr/bin/unshare') && requireBinary('/usr/sbin/ip') && namespacesAllowed();
+  rawSocketsAllowed() && process.getuid?.() === 0 && requireBinary('/usr/bin/setpriv') && requireBinary('/usr/bin/unshare') && requireBinary('/usr/sbin/ip') && namespacesAllowed();
 const describePrivileges = privilegeTools ? describe : describe.skip;
 
 describePrivileges('icmp prober under other privileges and networks (child processes)', () => {
