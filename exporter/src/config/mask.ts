@@ -1,0 +1,56 @@
+/**
+ * The config as /config and debug output show it: every secret replaced by <secret>, as upstream prints
+ * its Secret fields, plus the values of headers whose name says they carry a credential (the documented
+ * `Authentication: Bearer <ACCESS_TOKEN>` lives in plain `headers`).
+ */
+import { stringify } from 'yaml';
+import type { Config, Module } from './schema';
+
+export const SECRET_MASK = '<secret>';
+
+/** Field names whose values are secrets wherever they appear. */
+const SECRET_FIELDS = new Set(['password', 'credentials', 'bearer_token', 'client_secret', 'key', 'secrets']);
+
+const CREDENTIAL_HEADER = /auth|token|secret|key|cookie|password|session/i;
+
+function maskUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    if (url.password === '') return text;
+    url.password = SECRET_MASK;
+    return decodeURIComponent(url.toString());
+  } catch {
+    return text;
+  }
+}
+
+function maskValue(key: string, value: unknown, parentKey: string | undefined): unknown {
+  if (value === undefined || value === null) return value;
+  if (SECRET_FIELDS.has(key)) return Array.isArray(value) ? value.map(() => SECRET_MASK) : SECRET_MASK;
+  if ((parentKey === 'headers' || parentKey === 'proxy_connect_header') && CREDENTIAL_HEADER.test(key)) {
+    return Array.isArray(value) ? value.map(() => SECRET_MASK) : SECRET_MASK;
+  }
+  if (parentKey === 'http_headers' && CREDENTIAL_HEADER.test(key) && typeof value === 'object') {
+    const header = maskTree(value, key) as { values?: string[] };
+    return { ...header, values: header.values?.map(() => SECRET_MASK) };
+  }
+  if (key === 'proxy_url' && typeof value === 'string') return maskUrl(value);
+  return maskTree(value, key);
+}
+
+function maskTree(value: unknown, parentKey?: string): unknown {
+  if (Array.isArray(value)) return value.map((item) => maskTree(item, parentKey));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== undefined).map(([key, inner]) => [key, maskValue(key, inner, parentKey)]));
+  }
+  return value;
+}
+
+export function maskModule(module: Module): unknown {
+  return maskTree(module);
+}
+
+/** The loaded config (defaults applied) as YAML with secrets masked. */
+export function maskedConfigYaml(config: Config): string {
+  return stringify(maskTree(config));
+}

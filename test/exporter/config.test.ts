@@ -1,0 +1,198 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfigFile, parseConfig } from '../../exporter/src/config/load';
+import { maskedConfigYaml } from '../../exporter/src/config/mask';
+import { compileGoRegexp } from '../../exporter/src/config/regexp';
+import { parseByteSize } from '../../exporter/src/config/size';
+
+function problems(text: string): string[] {
+  try {
+    parseConfig(text, 'blackbox.yml');
+  } catch (error) {
+    if (error instanceof ConfigError) return [...error.problems];
+    throw error;
+  }
+  return [];
+}
+
+const UPSTREAM = '/work/.mirror/prometheus+blackbox_exporter/repo';
+
+describe('config loading', () => {
+  it('applies upstream defaults in one place, including the prober section', () => {
+    const config = parseConfig('modules:\n  http_2xx:\n    prober: http\n    timeout: 5s\n', 'blackbox.yml');
+    expect(config.modules.http_2xx.http).toMatchObject({
+      preferred_ip_protocol: 'ip6',
+      ip_protocol_fallback: true,
+      follow_redirects: true,
+      enable_http2: true,
+      method: 'GET',
+      tls_config: { insecure_skip_verify: false },
+    });
+    expect(parseConfig('modules:\n  m:\n    prober: http\n    http:\n', 'x.yml').modules.m.http?.method).toBe('GET');
+  });
+
+  it('accepts the seed modules, with the deprecated no_follow_redirects', () => {
+    const config = parseConfig(
+      `modules:
+  http_2xx:
+    prober: http
+    timeout: 5s
+    http:
+      valid_http_versions: ["HTTP/1.1", "HTTP/2.0"]
+      method: GET
+      preferred_ip_protocol: ip4
+      ip_protocol_fallback: false
+      no_follow_redirects: false
+      fail_if_ssl: false
+      fail_if_not_ssl: false
+      tls_config:
+        insecure_skip_verify: true
+`,
+      'blackbox.yml',
+    );
+    expect(config.modules.http_2xx.http?.no_follow_redirects).toBe(false);
+  });
+
+  it('refuses an unknown field with file, line and field name', () => {
+    expect(problems('modules:\n  m:\n    prober: http\n    http:\n      method: GET\n      metod: POST\n')).toEqual([
+      'blackbox.yml:6: unknown field "metod" in modules.m.http; check its spelling or remove it',
+    ]);
+  });
+
+  it('reports bad values at their line with the field path', () => {
+    expect(problems('modules:\n  m:\n    prober: http\n    timeout: 5 seconds\n')).toEqual(['blackbox.yml:4: modules.m.timeout: must be a Prometheus duration such as 5s, 1m30s or 500ms']);
+    expect(problems('modules:\n  m:\n    prober: smtp\n')).toEqual(['blackbox.yml:3: modules.m.prober: prober "smtp" is not supported; use one of http, tcp, dns, icmp, grpc']);
+    expect(problems('modules: [\n')[0]).toMatch(/^blackbox\.yml:\d+: /);
+  });
+
+  it('checks rules across fields', () => {
+    expect(problems('modules:\n  m:\n    prober: http\n    tcp: {}\n')).toEqual(['blackbox.yml:4: modules.m.tcp: module has prober http but a tcp section; rename the section or the prober']);
+    expect(problems('modules:\n  m:\n    prober: dns\n')).toEqual(['blackbox.yml:3: modules.m.prober: a dns module needs dns.query_name']);
+    expect(problems('modules:\n  m:\n    prober: http\n    http:\n      oauth2:\n        client_id: a\n        token_url: http://127.0.0.1/\n')).toEqual([
+      'blackbox.yml:5: modules.m.http.oauth2: oauth2 is not supported by probekit-exporter; remove it',
+    ]);
+    expect(problems('modules:\n  m:\n    prober: http\n    http:\n      http_headers:\n        Authorization:\n          values: [x]\n')[0]).toMatch(/Authorization cannot be set through http_headers/);
+    expect(problems('modules:\n  m:\n    prober: http\n    http:\n      body_size_limit: lots\n')[0]).toMatch(/body_size_limit: must be a size/);
+  });
+
+  const http = (body: string): string => `modules:\n  m:\n    prober: http\n    http:\n${body.replace(/^/gm, '      ')}\n`;
+  // The rules of upstream's invalid http test configs, each written here as a minimal module.
+  it.each([
+    ['body and body_file', http('body: x\nbody_file: y.txt'), /set body or body_file, not both/],
+    ['body regexp that does not compile', http('fail_if_body_matches_regexp: [":["]'), /fail_if_body_matches_regexp\.0: could not compile regular expression ":\["/],
+    ['body not-match regexp that does not compile', http('fail_if_body_not_matches_regexp: ["a(b"]'), /could not compile/],
+    ['header matcher without regexp', http('fail_if_header_not_matches:\n  - header: X\n    allow_missing: false'), /fail_if_header_not_matches\.0\.regexp is required/],
+    ['header regexp that does not compile', http('fail_if_header_matches:\n  - header: X\n    regexp: ":["'), /fail_if_header_matches\.0\.regexp: could not compile/],
+    ['compression the Accept-Encoding header refuses', http('compression: gzip\nheaders:\n  aCCept-encoding: deflate'), /"aCCept-encoding: deflate" refuses the configured compression "gzip"/],
+    ['compression with every encoding refused', http('compression: gzip\nheaders:\n  Accept-Encoding: "*;q=0.0"'), /refuses the configured compression/],
+    ['HTTP/3, which probekit-exporter does not speak', http('enable_http3: true\nenable_http2: false'), /unknown field "enable_http3"/],
+    ['bearer_token with bearer_token_file', http('bearer_token: a\nbearer_token_file: b'), /set bearer_token or bearer_token_file, not both/],
+    ['two authentication schemes', http('bearer_token: a\nbasic_auth:\n  username: u'), /set only one of basic_auth, bearer_token/],
+  ])('refuses %s', (_name, yaml, expected) => {
+    const found = problems(yaml);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/^blackbox\.yml:\d+: /);
+    expect(found[0]).toMatch(expected);
+  });
+
+  it('makes file paths relative to the config file directory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'probekit-config-'));
+    writeFileSync(join(dir, 'blackbox.yml'), 'modules:\n  m:\n    prober: http\n    http:\n      body_file: body.json\n      tls_config:\n        ca_file: /abs/ca.pem\n');
+    const config = await loadConfigFile(join(dir, 'blackbox.yml'));
+    expect(config.modules.m.http?.body_file).toBe(join(dir, 'body.json'));
+    expect(config.modules.m.http?.tls_config.ca_file).toBe('/abs/ca.pem');
+    await expect(loadConfigFile(join(dir, 'missing.yml'))).rejects.toThrow(/missing\.yml: cannot read the config file: ENOENT/);
+  });
+
+  it('masks secrets in the config it shows', () => {
+    const config = parseConfig(
+      `modules:
+  m:
+    prober: http
+    http:
+      headers:
+        Authentication: Bearer s3cr3t-token
+        Accept-Language: en-US
+      basic_auth:
+        username: user
+        password: hunter2
+      proxy_url: http://proxy:pa55@127.0.0.1:3128
+      http_headers:
+        X-Api-Key:
+          values: [k3y-value]
+          secrets: [another-s3cret]
+`,
+      'blackbox.yml',
+    );
+    const shown = maskedConfigYaml(config);
+    for (const secret of ['s3cr3t-token', 'hunter2', 'pa55', 'k3y-value', 'another-s3cret']) expect(shown).not.toContain(secret);
+    expect(shown).toContain('Accept-Language: en-US');
+    expect(shown).toContain('username: user');
+    expect(shown).toContain('<secret>');
+  });
+});
+
+describe('Go regular expressions', () => {
+  it.each([
+    ['(?i)hello', 'HeLLo there', true],
+    ['(?s)a.b', 'a\nb', true],
+    ['a.b', 'a\nb', false],
+    ['(?P<word>\\w+)!', 'hi!', true],
+    ['^+OK', '+OK ready', false],
+    ['^+OK', 'OK ready', true],
+    ['[[:digit:]]+', 'abc123', true],
+    ['\\Astart', 'start here', true],
+  ])('%s on %p matches: %p', (source, text, expected) => {
+    expect(compileGoRegexp(source).test(text)).toBe(expected);
+  });
+
+  it('refuses flags in the middle, which JS cannot express', () => {
+    expect(() => compileGoRegexp('a(?i)b')).toThrow(/only at the start/);
+  });
+});
+
+describe('sizes', () => {
+  it('reads body_size_limit as upstream (units are powers of 1024)', () => {
+    expect(parseByteSize(100)).toBe(100);
+    expect(parseByteSize('1KB')).toBe(1024);
+    expect(parseByteSize('2MiB')).toBe(2 * 1024 * 1024);
+    expect(parseByteSize('10B')).toBe(10);
+    expect(parseByteSize('ten')).toBeUndefined();
+  });
+});
+
+const upstreamAvailable = (() => {
+  try {
+    execFileSync('git', ['-C', UPSTREAM, 'rev-parse', 'HEAD'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+// Upstream's own test configs, read from a local mirror of prometheus/blackbox_exporter when present.
+(upstreamAvailable ? describe : describe.skip)('upstream test configs', () => {
+  const show = (path: string): string => execFileSync('git', ['-C', UPSTREAM, 'show', `HEAD:${path}`], { encoding: 'utf8' });
+  const httpInvalid = execFileSync('git', ['-C', UPSTREAM, 'ls-tree', '--name-only', 'HEAD', 'config/testdata/'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((path) => /invalid-http|invalid-no-versions|blackbox-bad|invalid-prober/.test(path));
+
+  it.each(httpInvalid)('refuses %s', (path) => {
+    const found = problems(show(path));
+    expect(found.length).toBeGreaterThan(0);
+    for (const problem of found) expect(problem).toMatch(/^blackbox\.yml:\d+: \S/);
+  });
+
+  it('example.yml: every field or prober we do not support is refused by name', () => {
+    const found = problems(show('example.yml')).join('\n');
+    expect(found).toMatch(/unknown field "fail_if_body_json_not_matches_cel"/);
+    expect(found).toMatch(/oauth2 is not supported/);
+    expect(found).toMatch(/prober "unix" is not supported/);
+    expect(found).toMatch(/prober "websocket" is not supported/);
+    expect(found).toMatch(/postgresql\.tcp\.query_response\.0\.send/);
+    // Nothing else: the http modules we support load.
+    expect(found.split('\n').filter((line) => /http_2xx_example|http_post|http_basic_auth|http_gzip|http_custom_ca|http_with_proxy|http_with_header/.test(line))).toEqual([]);
+  });
+});
