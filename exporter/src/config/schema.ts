@@ -8,7 +8,6 @@
 import { z } from 'zod';
 import { DURATION_HINT, parseDuration } from './duration';
 import { PROBER_NAMES } from '../interface';
-import { isValidGoRegexp } from './go-regexp';
 
 const duration = z.string().refine((text) => parseDuration(text) !== undefined, {
   message: `must be ${DURATION_HINT}`,
@@ -113,12 +112,9 @@ export const httpProbeSchema = z.strictObject({
   http_headers: z.record(z.string(), httpHeaderSchema).optional(),
 });
 
-/** A Go regular expression checked when the config loads, so a typo is refused before any probe runs. */
-const goRegexp = regexp.refine(isValidGoRegexp, { message: 'is not a valid regular expression' });
-
 const queryResponseSchema = z.strictObject({
   /** Read lines until one matches; its captures fill `${1}`/`${name}` in `send` and in label values. */
-  expect: goRegexp.optional(),
+  expect: regexp.optional(),
   /** Read exactly these bytes next and fail when they differ. */
   expect_bytes: z.string().optional(),
   /** probe_expect_info labels, values expanded from `expect`'s captures. */
@@ -150,10 +146,10 @@ export const icmpProbeSchema = z.strictObject({
 });
 
 const rrValidatorSchema = z.strictObject({
-  fail_if_matches_regexp: z.array(goRegexp).optional(),
-  fail_if_all_match_regexp: z.array(goRegexp).optional(),
-  fail_if_not_matches_regexp: z.array(goRegexp).optional(),
-  fail_if_none_matches_regexp: z.array(goRegexp).optional(),
+  fail_if_matches_regexp: z.array(regexp).optional(),
+  fail_if_all_match_regexp: z.array(regexp).optional(),
+  fail_if_not_matches_regexp: z.array(regexp).optional(),
+  fail_if_none_matches_regexp: z.array(regexp).optional(),
 });
 
 export const DNS_QUERY_TYPES = ['A', 'AAAA', 'MX', 'TXT', 'SOA', 'NS', 'CNAME', 'SRV', 'PTR', 'ANY'] as const;

@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import * as dnsPacket from 'dns-packet';
 import { Gauge, type Registry } from 'prom-client';
 import { DNS_RCODES, dnsProbeSchema, type DnsProbe, type DnsRrValidator } from '../config/schema';
-import { compileGoRegexp } from '../config/go-regexp';
+import { compileGoRegexp } from '../config/regexp';
 import {
   DNS_PHASES,
   PROBE_DNS_ADDITIONAL_RRS,

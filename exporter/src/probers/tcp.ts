@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { Gauge, type Registry } from 'prom-client';
 import { tcpProbeSchema, type QueryResponse, type TcpProbe } from '../config/schema';
-import { compileGoRegexp, expandGoTemplate } from '../config/go-regexp';
+import { compileGoRegexp, expandGoTemplate } from '../config/regexp';
 import { PROBE_EXPECT_INFO, PROBE_FAILED_DUE_TO_BYTES, PROBE_FAILED_DUE_TO_REGEX } from '../metrics';
 import { resolveTargetAddress } from './shared/address';
 import { beforeDeadline } from './shared/deadline';

@@ -1,31 +1,38 @@
 /**
- * The tcp, dns, icmp and grpc sections of the config: upstream's invalid test configs for these probers
- * (its config/testdata/invalid-*) are refused with a message naming the field, and defaults are upstream's.
+ * The tcp, dns, icmp and grpc sections of the config, through the exporter's loader: upstream's invalid
+ * test configs for these probers (its config/testdata/invalid-*) are refused with a line naming the
+ * field, and defaults are upstream's.
  */
-import { parse } from 'yaml';
-import { configSchema, moduleSchema } from '../../../exporter/src/config/schema';
+import { ConfigError, parseConfig } from '../../../exporter/src/config/load';
+import { moduleSchema } from '../../../exporter/src/config/schema';
 
-function refusal(yaml: string): string {
-  const result = configSchema.safeParse(parse(yaml));
-  if (result.success) throw new Error('the config was accepted');
-  return result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('\n');
+function problems(yaml: string): string {
+  try {
+    parseConfig(yaml, 'blackbox.yml');
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems.join('\n');
+    throw error;
+  }
+  throw new Error('the config was accepted');
 }
+
+const moduleWith = (prober: string, section: string): string => `modules:\n  m:\n    prober: ${prober}\n    ${section}\n`;
 
 describe('prober config sections', () => {
   it.each([
-    ['a dns query_class that does not exist', 'dns: { query_name: example.com, query_class: X, query_type: A }', /modules\.m\.dns\.query_class: .*"IN"/],
-    ['a dns query_type that does not exist', 'dns: { query_name: example.com, query_class: CH, query_type: X }', /modules\.m\.dns\.query_type: .*"A"/],
-    ['a dns module without query_name', 'dns: { preferred_ip_protocol: ip6, validate_answer_rrs: { fail_if_matches_regexp: [test] } }', /modules\.m\.dns\.query_name: query name must be set/],
-    ['an icmp ttl above 255', 'icmp: { ttl: 256 }', /modules\.m\.icmp\.ttl: must be between 0 and 255/],
-    ['a negative icmp ttl', 'icmp: { ttl: -1 }', /modules\.m\.icmp\.ttl: must be between 0 and 255/],
-    ['a tcp expect regexp that does not compile', 'tcp: { query_response: [{ expect: ":[" }, { send: ". STARTTLS" }] }', /modules\.m\.tcp\.query_response\.0\.expect: is not a valid regular expression/],
-    ['a dns validator regexp that does not compile', 'dns: { query_name: a, validate_additional_rrs: { fail_if_none_matches_regexp: ["(a"] } }', /validate_additional_rrs\.fail_if_none_matches_regexp\.0: is not a valid regular expression/],
-    ['an rcode name that does not exist', 'dns: { query_name: a, valid_rcodes: [NOTANRCODE] }', /modules\.m\.dns\.valid_rcodes\.0/],
-    ['dns_over_tls over udp', 'dns: { query_name: a, dns_over_tls: true }', /modules\.m\.dns\.transport_protocol: dns_over_tls needs transport_protocol: tcp/],
-    ['an unknown grpc field', 'grpc: { service: a, tls_confg: {} }', /modules\.m\.grpc: .*tls_confg/],
-    ['a probe_expect_info label name Prometheus refuses', 'tcp: { query_response: [{ expect: "(.*)", labels: [{ name: "bad-name", value: "${1}" }] }] }', /labels\.0\.name: must be a Prometheus label name/],
-  ])('refuses %s', (_name, section, message) => {
-    expect(refusal(`modules:\n  m:\n    prober: x\n    ${section}\n`.replace('prober: x', `prober: ${section.split(':')[0]}`))).toMatch(message);
+    ['a dns query_class that does not exist', 'dns', 'dns: { query_name: example.com, query_class: X, query_type: A }', /^blackbox\.yml:4: modules\.m\.dns\.query_class: .*"IN"/],
+    ['a dns query_type that does not exist', 'dns', 'dns: { query_name: example.com, query_class: CH, query_type: X }', /^blackbox\.yml:4: modules\.m\.dns\.query_type: .*"A"/],
+    ['a dns module without query_name', 'dns', 'dns: { preferred_ip_protocol: ip6, validate_answer_rrs: { fail_if_matches_regexp: [test] } }', /^blackbox\.yml:4: modules\.m\.dns\.query_name is required/],
+    ['an icmp ttl above 255', 'icmp', 'icmp: { ttl: 256 }', /^blackbox\.yml:4: modules\.m\.icmp\.ttl: must be between 0 and 255/],
+    ['a negative icmp ttl', 'icmp', 'icmp: { ttl: -1 }', /^blackbox\.yml:4: modules\.m\.icmp\.ttl: must be between 0 and 255/],
+    ['a tcp expect regexp that does not compile', 'tcp', 'tcp: { query_response: [{ expect: ":[" }, { send: ". STARTTLS" }] }', /^blackbox\.yml:4: modules\.m\.tcp\.query_response\.0\.expect: could not compile regular expression ":\["/],
+    ['a dns validator regexp that does not compile', 'dns', 'dns: { query_name: a, validate_additional_rrs: { fail_if_none_matches_regexp: ["(a"] } }', /validate_additional_rrs\.fail_if_none_matches_regexp\.0: could not compile/],
+    ['an rcode name that does not exist', 'dns', 'dns: { query_name: a, valid_rcodes: [NOTANRCODE] }', /modules\.m\.dns\.valid_rcodes\.0: /],
+    ['dns_over_tls over udp', 'dns', 'dns: { query_name: a, dns_over_tls: true }', /modules\.m\.dns\.transport_protocol: dns_over_tls needs transport_protocol: tcp/],
+    ['an unknown grpc field', 'grpc', 'grpc: { service: a, tls_confg: {} }', /unknown field "tls_confg" in modules\.m\.grpc/],
+    ['a probe_expect_info label name Prometheus refuses', 'tcp', 'tcp: { query_response: [{ expect: "(.*)", labels: [{ name: "bad-name", value: "${1}" }] }] }', /labels\.0\.name: must be a Prometheus label name/],
+  ])('refuses %s', (_name, prober, section, message) => {
+    expect(problems(moduleWith(prober, section))).toMatch(message);
   });
 
   it('applies upstream defaults', () => {
