@@ -8,7 +8,7 @@ import { randomInt } from 'node:crypto';
 import type { Socket } from 'node:net';
 import * as dnsPacket from 'dns-packet';
 import { Gauge, type Registry } from 'prom-client';
-import { DNS_RCODES, dnsProbeSchema, type DnsProbe, type DnsRrValidator } from '../config/schema';
+import { DNS_RCODES, type DnsProbe, type DnsRrValidator } from '../config/schema';
 import { compileGoRegexp } from '../config/regexp';
 import {
   DNS_PHASES,
@@ -176,7 +176,7 @@ function gauge(registry: Registry, definition: { name: string; help: string }): 
 }
 
 export const probeDns: Prober = async (deadline, target, module, registry, logger) => {
-  const settings = module.dns ?? dnsProbeSchema.parse({ query_name: '.' });
+  const settings = module.dns;
   const durations = new Gauge({ name: PROBE_DNS_DURATION.name, help: PROBE_DNS_DURATION.help, labelNames: ['phase'], registers: [registry] });
   for (const phase of DNS_PHASES) durations.set({ phase }, 0);
   const answerRrs = gauge(registry, PROBE_DNS_ANSWER_RRS);
@@ -184,8 +184,9 @@ export const probeDns: Prober = async (deadline, target, module, registry, logge
   const additionalRrs = gauge(registry, PROBE_DNS_ADDITIONAL_RRS);
   const querySucceeded = gauge(registry, PROBE_DNS_QUERY_SUCCEEDED);
 
-  if (settings.dns_over_tls && settings.transport_protocol !== 'tcp') {
-    logger.error('Configuration error: DNS over TLS needs transport_protocol tcp', { protocol: settings.transport_protocol });
+  // The loader refuses a dns module without its section (query_name has no default); this is for callers that skip it.
+  if (!settings) {
+    logger.error('Configuration error: a dns module needs a dns section with query_name');
     return false;
   }
   const split = splitHostPort(target);

@@ -121,6 +121,12 @@ describe('dns prober', () => {
     expect(run.elapsedMs).toBeLessThan(600);
   });
 
+  it('fails, saying why, for a module without its dns section', async () => {
+    const run = await runProbe(probeDns, target, { prober: 'dns' });
+    expect(run.success).toBe(false);
+    expect(run.log).toContain('needs a dns section with query_name');
+  });
+
   it('fails fast when nothing listens', async () => {
     const run = await probe({ transport_protocol: 'tcp' }, '127.0.0.1:1');
     expect(run.success).toBe(false);
