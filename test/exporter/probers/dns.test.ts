@@ -1,7 +1,8 @@
 import { probeDns } from '../../../exporter/src/probers/dns';
 import type { ModuleInput } from '../../../exporter/src/config/schema';
 import { metricNames, metricValue } from '../../support/metrics-text';
-import { handlesAdded, openHandles, runProbe } from '../../support/run-probe';
+import { handlesAdded, openHandles } from '../../support/open-handles';
+import { runProbe } from '../../support/run-probe';
 import { SOA_SERIAL, ZONE, startDnsTestServer, type DnsTestServer } from '../../support/dns-test-server';
 import { makeTlsFixtures, type TlsFixtures } from '../../support/tls-fixtures';
 

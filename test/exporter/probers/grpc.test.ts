@@ -1,7 +1,8 @@
 import { probeGrpc } from '../../../exporter/src/probers/grpc';
 import type { ModuleInput } from '../../../exporter/src/config/schema';
 import { metricNames, metricValue } from '../../support/metrics-text';
-import { handlesAdded, openHandles, runProbe } from '../../support/run-probe';
+import { handlesAdded, openHandles } from '../../support/open-handles';
+import { runProbe } from '../../support/run-probe';
 import { startGrpcHealthServer, type GrpcHealthServer } from '../../support/grpc-health-server';
 import { startTcpTestServer, type TcpTestServer } from '../../support/tcp-test-server';
 import { makeTlsFixtures, type TlsFixtures } from '../../support/tls-fixtures';

@@ -1,7 +1,8 @@
 import { probeTcp } from '../../../exporter/src/probers/tcp';
 import type { ModuleInput } from '../../../exporter/src/config/schema';
 import { metricNames, metricValue } from '../../support/metrics-text';
-import { handlesAdded, openHandles, runProbe } from '../../support/run-probe';
+import { handlesAdded, openHandles } from '../../support/open-handles';
+import { runProbe } from '../../support/run-probe';
 import { BANNER, startTcpTestServer, type TcpTestServer } from '../../support/tcp-test-server';
 import { makeTlsFixtures, type TlsFixtures } from '../../support/tls-fixtures';
 
