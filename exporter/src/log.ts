@@ -9,8 +9,19 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export type Fields = Record<string, unknown>;
 
+function asText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  // Errors from other realms (node internals under test runners) fail instanceof; their message is what counts.
+  if (value !== null && typeof value === 'object' && typeof (value as { message?: unknown }).message === 'string') return (value as Error).message;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
 function formatValue(value: unknown): string {
-  const text = value instanceof Error ? value.message : typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  const text = asText(value);
   return /^[^\s"=]+$/.test(text) ? text : JSON.stringify(text);
 }
 

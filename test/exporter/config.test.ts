@@ -6,6 +6,7 @@ import { ConfigError, loadConfigFile, parseConfig } from '../../exporter/src/con
 import { maskedConfigYaml } from '../../exporter/src/config/mask';
 import { compileGoRegexp } from '../../exporter/src/config/regexp';
 import { parseByteSize } from '../../exporter/src/config/size';
+import { seedModulesYaml } from '../support/seed-modules';
 
 function problems(text: string): string[] {
   try {
@@ -34,25 +35,10 @@ describe('config loading', () => {
   });
 
   it('accepts the seed modules, with the deprecated no_follow_redirects', () => {
-    const config = parseConfig(
-      `modules:
-  http_2xx:
-    prober: http
-    timeout: 5s
-    http:
-      valid_http_versions: ["HTTP/1.1", "HTTP/2.0"]
-      method: GET
-      preferred_ip_protocol: ip4
-      ip_protocol_fallback: false
-      no_follow_redirects: false
-      fail_if_ssl: false
-      fail_if_not_ssl: false
-      tls_config:
-        insecure_skip_verify: true
-`,
-      'blackbox.yml',
-    );
+    const config = parseConfig(`modules:\n${seedModulesYaml({ authentication: 'Bearer <ACCESS_TOKEN>', acceptLanguage: 'en-US', postBody: '{}' })}`, 'blackbox.yml');
+    expect(Object.keys(config.modules)).toEqual(['http_2xx', 'http_2xx_with_header', 'http_post_2xx']);
     expect(config.modules.http_2xx.http?.no_follow_redirects).toBe(false);
+    expect(config.modules.http_post_2xx.http).toMatchObject({ method: 'POST', body: '{}', preferred_ip_protocol: 'ip4', ip_protocol_fallback: false });
   });
 
   it('refuses an unknown field with file, line and field name', () => {

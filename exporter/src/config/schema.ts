@@ -80,6 +80,8 @@ export const httpProbeSchema = z.strictObject({
   valid_status_codes: z.array(z.number().int().min(100).max(599)).optional(),
   valid_http_versions: z.array(z.string()).optional(),
   ...ipProtocolFields,
+  /** probekit addition (tcp, icmp and dns have it upstream): the local address probe connections leave from. */
+  source_ip_address: z.string().optional(),
   skip_resolve_phase_with_proxy: z.boolean().default(false),
   /** Deprecated upstream in favour of `follow_redirects`, still accepted: the seed's modules use it. */
   no_follow_redirects: z.boolean().optional(),

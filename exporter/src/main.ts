@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+/**
+ * probekit-exporter: command line as blackbox_exporter's, so service units and containers written for it work.
+ */
+import { loadConfigFile, ConfigError } from './config/load';
+import { DEFAULT_CONFIG_FILE, EXPORTER_PORT } from './interface';
+import { LOG_LEVELS, Logger, type LogLevel } from './log';
+import { Exporter } from './server/exporter-server';
+import { EXPORTER_VERSION } from './version';
+
+interface Flags {
+  configFile: string;
+  listenAddress: string;
+  configCheck: boolean;
+  timeoutOffset: number;
+  logLevel: LogLevel;
+  historyLimit: number;
+  version: boolean;
+}
+
+const USAGE = `usage: probekit-exporter [flags]
+  --config.file=FILE           config file (default ${DEFAULT_CONFIG_FILE})
+  --web.listen-address=ADDR    address to listen on (default :${EXPORTER_PORT})
+  --config.check               validate the config file, print what is wrong, exit 0 or 1
+  --timeout-offset=SECONDS     subtracted from the scrape timeout (default 0.5)
+  --log.level=LEVEL            debug, info, warn or error (default info)
+  --history.limit=N            probes kept for the status page (default 100)
+  --version                    print the version and exit`;
+
+class UsageError extends Error {}
+
+export function parseFlags(argv: readonly string[]): Flags {
+  const flags: Flags = { configFile: DEFAULT_CONFIG_FILE, listenAddress: `:${EXPORTER_PORT}`, configCheck: false, timeoutOffset: 0.5, logLevel: 'info', historyLimit: 100, version: false };
+  for (let index = 0; index < argv.length; index += 1) {
+    const argument = argv[index];
+    const match = /^--?([a-z.-]+)(?:=(.*))?$/.exec(argument);
+    if (!match) throw new UsageError(`unexpected argument ${argument}`);
+    const [, name, inline] = match;
+    const value = (): string => {
+      if (inline !== undefined) return inline;
+      index += 1;
+      if (index >= argv.length) throw new UsageError(`--${name} needs a value`);
+      return argv[index];
+    };
+    const number = (text: string): number => {
+      const parsed = Number(text);
+      if (text === '' || !Number.isFinite(parsed)) throw new UsageError(`--${name} must be a number, not ${text}`);
+      return parsed;
+    };
+    switch (name) {
+      case 'config.file':
+        flags.configFile = value();
+        break;
+      case 'web.listen-address':
+        flags.listenAddress = value();
+        break;
+      case 'config.check':
+        flags.configCheck = inline === undefined || inline === 'true';
+        break;
+      case 'timeout-offset':
+        flags.timeoutOffset = number(value());
+        break;
+      case 'log.level': {
+        const level = value();
+        if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log.level must be one of ${LOG_LEVELS.join(', ')}, not ${level}`);
+        flags.logLevel = level as LogLevel;
+        break;
+      }
+      case 'history.limit':
+        flags.historyLimit = number(value());
+        break;
+      case 'version':
+        flags.version = true;
+        break;
+      case 'help':
+      case 'h':
+        throw new UsageError('');
+      default:
+        throw new UsageError(`unknown flag --${name}`);
+    }
+  }
+  return flags;
+}
+
+/** `:9115` (every interface), `127.0.0.1:9115`, `[::1]:9115`. */
+export function splitListenAddress(address: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(address);
+  if (!match) throw new UsageError(`--web.listen-address must be host:port or :port, not ${address}`);
+  return { host: match[1] ?? match[2] ?? '', port: Number(match[3]) };
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  let flags: Flags;
+  try {
+    flags = parseFlags(argv);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      if (error.message) process.stderr.write(`probekit-exporter: ${error.message}\n`);
+      process.stderr.write(`${USAGE}\n`);
+      return error.message ? 2 : 0;
+    }
+    throw error;
+  }
+  if (flags.version) {
+    process.stdout.write(`probekit-exporter, version ${EXPORTER_VERSION} (blackbox_exporter compatible; node ${process.version})\n`);
+    return 0;
+  }
+  const log = new Logger(flags.logLevel);
+  if (flags.configCheck) {
+    try {
+      await loadConfigFile(flags.configFile);
+      process.stdout.write(`${flags.configFile}: config file is ok\n`);
+      return 0;
+    } catch (error) {
+      process.stderr.write(`${error instanceof ConfigError ? error.message : String(error)}\n`);
+      return 1;
+    }
+  }
+  const { host, port } = splitListenAddress(flags.listenAddress);
+  const exporter = new Exporter({ configFile: flags.configFile, timeoutOffsetSeconds: flags.timeoutOffset, historyLimit: flags.historyLimit, log });
+  try {
+    await exporter.reload();
+  } catch {
+    return 1;
+  }
+  process.on('SIGHUP', () => {
+    exporter.reload().catch(() => undefined);
+  });
+  const bound = await exporter.listen(host, port);
+  log.info('Listening', { address: `${host}:${bound}`, version: EXPORTER_VERSION });
+  await new Promise<void>((resolve) => {
+    const stop = (): void => resolve();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  await exporter.close();
+  return 0;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(`probekit-exporter: ${(error as Error).message}\n`);
+      process.exit(1);
+    },
+  );
+}

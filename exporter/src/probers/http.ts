@@ -1,0 +1,393 @@
+/**
+ * The http prober: one request (plus redirects) to the target with the module's settings, judged by
+ * status, HTTP version, TLS, headers and body, recorded with upstream's metric names and meanings.
+ */
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { Transform, type Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
+import { Gauge, type Registry } from 'prom-client';
+import type { HttpProbe } from '../config/schema';
+import { compileGoRegexp } from '../config/regexp';
+import { parseByteSize } from '../config/size';
+import { httpProbeSchema } from '../config/schema';
+import {
+  HTTP_PHASES,
+  PROBE_FAILED_DUE_TO_REGEX,
+  PROBE_HTTP_CONTENT_LENGTH,
+  PROBE_HTTP_DURATION,
+  PROBE_HTTP_LAST_MODIFIED,
+  PROBE_HTTP_REDIRECTS,
+  PROBE_HTTP_SSL,
+  PROBE_HTTP_STATUS_CODE,
+  PROBE_HTTP_UNCOMPRESSED_BODY_LENGTH,
+  PROBE_HTTP_VERSION,
+  type MetricDefinition,
+} from '../metrics';
+import { EXPORTER_USER_AGENT } from '../version';
+import { resolveTargetAddress, unbracket } from './shared/address';
+import { beforeDeadline } from './shared/deadline';
+import { recordTlsMetrics, tlsConnectionOptions } from './shared/tls';
+import type { ProbeDeadline, ProbeLogger, Prober } from './types';
+import { exchange, Resources, type ExchangeSettings, type Hop, type IncomingResponse, type Timings } from './http/exchange';
+import { requestContent, type HeaderList, type RequestContent } from './http/request';
+
+/** Upstream stops after this many redirects and fails the probe. */
+export const MAX_REDIRECTS = 10;
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** Headers not sent to another host after a redirect, as Go's client drops them. */
+const SENSITIVE_HEADERS = new Set(['cookie', 'www-authenticate']);
+
+function gauge(registry: Registry, metric: MetricDefinition, labelNames: string[] = []): Gauge {
+  return new Gauge({ name: metric.name, help: metric.help, labelNames, registers: [registry] });
+}
+
+function headerValues(response: IncomingResponse, name: string): string[] {
+  const wanted = name.toLowerCase();
+  return response.headers.filter(([header]) => header === wanted).map(([, value]) => value);
+}
+
+/** Upstream's header checks: a listed header missing fails unless allow_missing; then the regexps decide. */
+function headersPass(response: IncomingResponse, http: HttpProbe, logger: ProbeLogger): boolean {
+  for (const [list, failWhenMatched] of [
+    [http.fail_if_header_matches, true],
+    [http.fail_if_header_not_matches, false],
+  ] as const) {
+    for (const check of list ?? []) {
+      const values = headerValues(response, check.header);
+      if (values.length === 0) {
+        if (check.allow_missing) continue;
+        logger.error('Missing required header', { header: check.header });
+        return false;
+      }
+      const pattern = compileGoRegexp(check.regexp);
+      const matched = values.some((value) => pattern.test(value));
+      if (matched === failWhenMatched) {
+        logger.error(failWhenMatched ? 'Header matched regular expression' : 'Header did not match regular expression', { header: check.header, regexp: check.regexp });
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+function bodyPasses(body: string, http: HttpProbe, logger: ProbeLogger): boolean {
+  for (const source of http.fail_if_body_matches_regexp ?? []) {
+    if (compileGoRegexp(source).test(body)) {
+      logger.error('Body matched regular expression', { regexp: source });
+      return false;
+    }
+  }
+  for (const source of http.fail_if_body_not_matches_regexp ?? []) {
+    if (!compileGoRegexp(source).test(body)) {
+      logger.error('Body did not match regular expression', { regexp: source });
+      return false;
+    }
+  }
+  return true;
+}
+
+/** `deflate` bodies come zlib-wrapped from most servers and raw from some; accept both. */
+function inflateAny(): Transform {
+  let inner: Transform | undefined;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      if (!inner) {
+        const zlibWrapped = chunk.length >= 2 && (chunk[0] & 0x0f) === 8 && ((chunk[0] << 8) | chunk[1]) % 31 === 0;
+        inner = zlibWrapped ? createInflate() : createInflateRaw();
+        inner.on('data', (data: Buffer) => this.push(data));
+        inner.on('error', (error) => this.destroy(error));
+      }
+      inner.write(chunk, done);
+    },
+    flush(done) {
+      if (!inner) return done();
+      inner.once('end', () => done());
+      inner.end();
+    },
+  });
+}
+
+function decompressor(compression: string): Transform | undefined {
+  switch (compression) {
+    case 'gzip':
+      return createGunzip();
+    case 'br':
+      return createBrotliDecompress();
+    case 'deflate':
+      return inflateAny();
+    default:
+      return undefined;
+  }
+}
+
+class BodyTooLarge extends Error {
+  constructor(limit: number) {
+    super(`response body larger than body_size_limit (${limit} bytes)`);
+  }
+}
+
+/**
+ * Reads the body to its end: decompressed as configured, cut at the size limit (an error, as upstream's
+ * MaxBytesReader), kept in memory only when a body regexp needs it. Resolves to the byte count and text.
+ */
+async function readBody(response: IncomingResponse, http: HttpProbe, keep: boolean, deadline: ProbeDeadline): Promise<{ length: number; text: string }> {
+  const limit = http.body_size_limit === undefined ? 0 : (parseByteSize(http.body_size_limit) ?? 0);
+  const decoder = decompressor(http.compression);
+  const source: Readable = decoder ? response.body.pipe(decoder) : response.body;
+  if (decoder) response.body.once('error', (error) => decoder.destroy(error));
+  let length = 0;
+  const chunks: Buffer[] = [];
+  const reading = (async () => {
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      length += chunk.length;
+      if (limit > 0 && length > limit) throw new BodyTooLarge(limit);
+      if (keep) chunks.push(chunk);
+    }
+  })();
+  try {
+    await beforeDeadline(deadline, 'transfer', reading);
+  } finally {
+    decoder?.destroy();
+  }
+  return { length, text: keep ? Buffer.concat(chunks).toString('utf8') : '' };
+}
+
+interface HopResult {
+  readonly hop: Hop;
+  readonly timings: Timings;
+  response?: IncomingResponse;
+}
+
+/** Go's redirect rules: 301/302 turn a POST into a GET, 303 turns anything but HEAD into GET; 307/308 keep both. */
+function redirectedRequest(status: number, request: RequestContent): RequestContent {
+  const toGet = ((status === 301 || status === 302) && request.method === 'POST') || (status === 303 && request.method !== 'HEAD');
+  if (!toGet) return request;
+  return { ...request, method: 'GET', body: undefined, headers: request.headers.filter(([name]) => !['Content-Type', 'Content-Length'].includes(name)) };
+}
+
+export const probeHttp: Prober = async (deadline, target, module, registry, logger, options) => {
+  const http: HttpProbe = module.http ?? httpProbeSchema.parse({});
+  const duration = gauge(registry, PROBE_HTTP_DURATION, ['phase']);
+  const contentLength = gauge(registry, PROBE_HTTP_CONTENT_LENGTH);
+  const uncompressedLength = gauge(registry, PROBE_HTTP_UNCOMPRESSED_BODY_LENGTH);
+  const redirectsGauge = gauge(registry, PROBE_HTTP_REDIRECTS);
+  const sslGauge = gauge(registry, PROBE_HTTP_SSL);
+  const statusGauge = gauge(registry, PROBE_HTTP_STATUS_CODE);
+  const versionGauge = gauge(registry, PROBE_HTTP_VERSION);
+  const regexGauge = gauge(registry, PROBE_FAILED_DUE_TO_REGEX);
+  for (const phase of HTTP_PHASES) duration.set({ phase }, 0);
+
+  const targetText = /^https?:\/\//.test(target) ? target : `http://${target}`;
+  let targetUrl: URL;
+  try {
+    targetUrl = new URL(targetText);
+  } catch (error) {
+    logger.error('Could not parse target URL', { err: error as Error });
+    return false;
+  }
+  const targetHost = unbracket(targetUrl.hostname);
+  const proxy = http.proxy_url ? { url: new URL(http.proxy_url), connectHeaders: http.proxy_connect_header ?? {} } : undefined;
+
+  let firstAddress = targetHost;
+  if (!(http.skip_resolve_phase_with_proxy && proxy)) {
+    try {
+      const resolved = await resolveTargetAddress(targetHost, http, deadline, registry, logger);
+      duration.inc({ phase: 'resolve' }, resolved.lookupSeconds);
+      firstAddress = resolved.address;
+    } catch (error) {
+      logger.error('Error resolving address', { err: error as Error });
+      return false;
+    }
+  }
+
+  const resources = new Resources();
+  const abort = (): void => resources.destroyAll();
+  deadline.signal.addEventListener('abort', abort, { once: true });
+  const hops: HopResult[] = [];
+  let redirects = 0;
+  let success = false;
+  let final: IncomingResponse | undefined;
+  let bodyLength = 0;
+  let bodyRead = false;
+  try {
+    let request: RequestContent;
+    // Upstream checks the certificate against server_name, else the Host header, else the target host.
+    let firstServerName: string;
+    const tlsOptionsFor = (serverName: string): Promise<ExchangeSettings['tlsOptions']> => tlsConnectionOptions({ ...http.tls_config, server_name: serverName }, serverName);
+    try {
+      request = await requestContent(http, EXPORTER_USER_AGENT, options.hostname);
+      firstServerName = http.tls_config.server_name || request.host?.replace(/:\d+$/, '') || targetHost;
+      // Reading the TLS files now turns a missing ca_file into a clear failure before any connection.
+      if (targetUrl.protocol === 'https:') await tlsOptionsFor(firstServerName);
+    } catch (error) {
+      logger.error('Error preparing the request', { err: error as Error });
+      return false;
+    }
+    const follow = http.no_follow_redirects === undefined ? http.follow_redirects : !http.no_follow_redirects;
+    const cookies = new Map<string, Map<string, string>>();
+    const firstHostPort = targetUrl.host;
+    let url = new URL(targetUrl.toString());
+    let hostOverride = request.host;
+    let address = firstAddress;
+    let requestErrored = false;
+
+    for (;;) {
+      const timings: Timings = { start: performance.now(), dnsDone: performance.now() };
+      const sameHost = url.host === firstHostPort;
+      const hopHost = unbracket(url.hostname);
+      if (hops.length > 0 && !sameHost) {
+        // A redirect to another host resolves it as any client would; the time counts as resolve.
+        address = hopHost;
+        if (isIP(hopHost) === 0 && !(http.skip_resolve_phase_with_proxy && proxy)) {
+          address = (await beforeDeadline(deadline, 'resolve', lookup(hopHost))).address;
+        }
+        timings.dnsDone = performance.now();
+      }
+      const hop: Hop = {
+        url,
+        address,
+        port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+        tls: url.protocol === 'https:',
+        host: (sameHost ? hostOverride : undefined) ?? url.host,
+        serverName: sameHost ? firstServerName : hopHost,
+      };
+      const result: HopResult = { hop, timings };
+      hops.push(result);
+      const hopCookies = cookies.get(hopHost);
+      const headers: HeaderList = [...request.headers];
+      if (request.authorization) headers.push(['Authorization', [request.authorization]]);
+      if (hopCookies && hopCookies.size > 0) headers.push(['Cookie', [[...hopCookies].map(([name, value]) => `${name}=${value}`).join('; ')]]);
+      const settings: ExchangeSettings = {
+        tlsOptions: hop.tls ? await tlsOptionsFor(hop.serverName) : undefined,
+        enableHttp2: http.enable_http2,
+        sourceAddress: http.source_ip_address,
+        proxy,
+      };
+      const response = await exchange(hop, { method: request.method, headers, body: request.body }, settings, deadline, timings, resources);
+      result.response = response;
+      logger.info('Received HTTP response', { status_code: response.status });
+      for (const setCookie of headerValues(response, 'set-cookie')) {
+        const [pair] = setCookie.split(';');
+        const split = pair.indexOf('=');
+        if (split > 0) {
+          const jar = cookies.get(hopHost) ?? new Map<string, string>();
+          jar.set(pair.slice(0, split).trim(), pair.slice(split + 1).trim());
+          cookies.set(hopHost, jar);
+        }
+      }
+      const location = headerValues(response, 'location')[0];
+      if (!REDIRECT_STATUSES.has(response.status) || location === undefined) {
+        final = response;
+        break;
+      }
+      logger.info('Received redirect', { location });
+      redirects = hops.length;
+      if (redirects > MAX_REDIRECTS || !follow) {
+        logger.info('Not following redirect');
+        final = response;
+        requestErrored = true;
+        break;
+      }
+      response.body.destroy();
+      const next = new URL(location, url);
+      if (next.host !== url.host) {
+        request = { ...request, headers: request.headers.filter(([name]) => !SENSITIVE_HEADERS.has(name.toLowerCase())) };
+        // A Host set by the module or the hostname parameter only holds for relative redirects, as in Go.
+        hostOverride = undefined;
+      }
+      request = redirectedRequest(response.status, request);
+      url = next;
+    }
+
+    // The final response.
+    if (http.valid_status_codes && http.valid_status_codes.length > 0) {
+      success = http.valid_status_codes.includes(final.status);
+      if (!success) logger.info('Invalid HTTP response status code', { status_code: final.status, valid_status_codes: http.valid_status_codes });
+    } else {
+      success = final.status >= 200 && final.status < 300;
+      if (!success) logger.info('Invalid HTTP response status code, wanted 2xx', { status_code: final.status });
+    }
+    if (success && ((http.fail_if_header_matches?.length ?? 0) > 0 || (http.fail_if_header_not_matches?.length ?? 0) > 0)) {
+      success = headersPass(final, http, logger);
+      regexGauge.set(success ? 0 : 1);
+    }
+    const bodyRegexps = (http.fail_if_body_matches_regexp?.length ?? 0) > 0 || (http.fail_if_body_not_matches_regexp?.length ?? 0) > 0;
+    if (!requestErrored) {
+      try {
+        const body = await readBody(final, http, success && bodyRegexps, deadline);
+        bodyLength = body.length;
+        bodyRead = true;
+        if (success && bodyRegexps) {
+          success = bodyPasses(body.text, http, logger);
+          regexGauge.set(success ? 0 : 1);
+        }
+      } catch (error) {
+        logger.info('Failed to read HTTP response body', { err: error as Error });
+        if (success && bodyRegexps) regexGauge.set(1);
+        success = false;
+      }
+    }
+    hops[hops.length - 1].timings.end = performance.now();
+
+    const lastModified = headerValues(final, 'last-modified')[0];
+    const modifiedAt = lastModified === undefined ? NaN : Date.parse(lastModified);
+    if (!Number.isNaN(modifiedAt)) gauge(registry, PROBE_HTTP_LAST_MODIFIED).set(Math.floor(modifiedAt / 1000));
+    versionGauge.set(Number(final.proto.replace('HTTP/', '')));
+    if (http.valid_http_versions && http.valid_http_versions.length > 0 && !http.valid_http_versions.includes(final.proto)) {
+      logger.error('Invalid HTTP version number', { version: final.proto });
+      success = false;
+    }
+  } catch (error) {
+    logger.error('Error for HTTP request', { err: error as Error });
+    success = false;
+  } finally {
+    deadline.signal.removeEventListener('abort', abort);
+    recordPhases(duration, hops);
+    if (final) {
+      if (final.tlsSocket) {
+        sslGauge.set(1);
+        recordTlsMetrics(final.tlsSocket, registry, !http.tls_config.insecure_skip_verify);
+        if (http.fail_if_ssl) {
+          logger.error('Final request was over SSL');
+          success = false;
+        }
+      } else if (http.fail_if_not_ssl) {
+        logger.error('Final request was not over SSL');
+        success = false;
+      }
+      statusGauge.set(final.status);
+      // Go's HTTP/2 client reports 0, not -1, for a response that ends with its headers; an empty body is that case.
+      const emptyHttp2 = final.proto === 'HTTP/2.0' && final.contentLength === -1 && bodyRead && bodyLength === 0;
+      contentLength.set(emptyHttp2 ? 0 : final.contentLength);
+    } else if (http.fail_if_not_ssl) {
+      success = false;
+    }
+    uncompressedLength.set(bodyLength);
+    redirectsGauge.set(redirects);
+    resources.destroyAll();
+  }
+  return success;
+};
+
+/** probe_http_duration_seconds from each hop's instants, summed over hops, as upstream's trace does it. */
+function recordPhases(duration: Gauge, hops: readonly HopResult[]): void {
+  hops.forEach(({ timings }, index) => {
+    const seconds = (from: number, to: number): number => Math.max(0, to - from) / 1000;
+    // The first hop's resolve time came from the address helper.
+    if (index > 0) duration.inc({ phase: 'resolve' }, seconds(timings.start, timings.dnsDone));
+    if (timings.gotConn === undefined) return;
+    if (timings.tlsStart !== undefined && timings.tlsDone !== undefined && timings.connectDone !== undefined) {
+      duration.inc({ phase: 'connect' }, seconds(timings.dnsDone, timings.connectDone));
+      duration.inc({ phase: 'tls' }, seconds(timings.tlsStart, timings.tlsDone));
+    } else {
+      duration.inc({ phase: 'connect' }, seconds(timings.dnsDone, timings.gotConn));
+    }
+    if (timings.responseStart === undefined) return;
+    duration.inc({ phase: 'processing' }, seconds(timings.gotConn, timings.responseStart));
+    if (timings.end === undefined) return;
+    duration.inc({ phase: 'transfer' }, seconds(timings.responseStart, timings.end));
+  });
+}

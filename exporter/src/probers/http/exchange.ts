@@ -1,0 +1,218 @@
+/**
+ * One HTTP request and its response over a connection opened for it alone (no pooling: connecting and
+ * the TLS handshake are part of what a probe measures), through an optional proxy, speaking HTTP/2 when
+ * TLS ALPN agrees on it. Every socket, session and stream it opens is handed to the probe's Resources,
+ * which the probe destroys when it ends or its deadline fires.
+ */
+import { once } from 'node:events';
+import { request as http1Request, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
+import { connect as http2Connect, constants as http2Constants, type ClientHttp2Stream, type IncomingHttpHeaders as Http2Headers } from 'node:http2';
+import { connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
+import type { Readable } from 'node:stream';
+import type { ProbeDeadline } from '../types';
+import { beforeDeadline } from '../shared/deadline';
+import type { HeaderList } from './request';
+
+/** Anything the probe must tear down when it is over. */
+export class Resources {
+  private readonly items = new Set<{ destroy(): void }>();
+
+  add<T extends { destroy(): void }>(item: T): T {
+    this.items.add(item);
+    return item;
+  }
+
+  destroyAll(): void {
+    for (const item of this.items) item.destroy();
+    this.items.clear();
+  }
+}
+
+/** Instants (performance.now()) of one request, as upstream's client trace records them. */
+export interface Timings {
+  start: number;
+  dnsDone: number;
+  connectDone?: number;
+  tlsStart?: number;
+  tlsDone?: number;
+  gotConn?: number;
+  responseStart?: number;
+  end?: number;
+}
+
+export interface Hop {
+  /** The URL requested; its host may be the resolved IP. */
+  readonly url: URL;
+  /** Where to connect: an IP, or a name the socket resolves. */
+  readonly address: string;
+  readonly port: number;
+  readonly tls: boolean;
+  /** Host header (HTTP/1.1) or :authority (HTTP/2). */
+  readonly host: string;
+  /** Name the server certificate is checked against. */
+  readonly serverName: string;
+}
+
+export interface Proxy {
+  readonly url: URL;
+  readonly connectHeaders: Record<string, string[]>;
+}
+
+export interface ExchangeSettings {
+  readonly tlsOptions?: ConnectionOptions;
+  readonly enableHttp2: boolean;
+  readonly sourceAddress?: string;
+  readonly proxy?: Proxy;
+}
+
+export interface OutgoingRequest {
+  readonly method: string;
+  readonly headers: HeaderList;
+  readonly body?: Buffer;
+}
+
+export interface IncomingResponse {
+  readonly status: number;
+  /** As Go writes it: HTTP/1.1, HTTP/2.0. */
+  readonly proto: string;
+  /** Every header line, name lower-cased, repeated headers kept apart. */
+  readonly headers: ReadonlyArray<readonly [string, string]>;
+  readonly body: Readable;
+  readonly tlsSocket?: TLSSocket;
+  /** The Content-Length header, -1 when absent or when the body is chunked. */
+  readonly contentLength: number;
+}
+
+function declaredLength(headers: ReadonlyArray<readonly [string, string]>, whenAbsent: number): number {
+  if (headers.some(([name]) => name === 'transfer-encoding')) return -1;
+  const declared = headers.find(([name]) => name === 'content-length')?.[1];
+  return declared === undefined || !/^\d+$/.test(declared.trim()) ? whenAbsent : Number(declared);
+}
+
+/** Headers HTTP/2 forbids; node refuses them on a stream. */
+const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);
+
+function proxyAuthorization(proxy: URL): string | undefined {
+  if (proxy.username === '' && proxy.password === '') return undefined;
+  return `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}`;
+}
+
+async function openTcp(host: string, port: number, settings: ExchangeSettings, deadline: ProbeDeadline, resources: Resources): Promise<Socket> {
+  const socket = resources.add(netConnect({ host, port, localAddress: settings.sourceAddress, noDelay: true }));
+  await beforeDeadline(deadline, 'connect', once(socket, 'connect'));
+  return socket;
+}
+
+/** Asks an HTTP proxy for a tunnel to `authority` (host:port) and resolves once it says 2xx. */
+async function tunnel(socket: Socket, authority: string, proxy: Proxy, deadline: ProbeDeadline): Promise<void> {
+  const lines = [`CONNECT ${authority} HTTP/1.1`, `Host: ${authority}`];
+  const credentials = proxyAuthorization(proxy.url);
+  if (credentials) lines.push(`Proxy-Authorization: ${credentials}`);
+  for (const [name, values] of Object.entries(proxy.connectHeaders)) for (const value of values) lines.push(`${name}: ${value}`);
+  socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+  const reply = new Promise<void>((resolve, reject) => {
+    let received = Buffer.alloc(0);
+    const onData = (chunk: Buffer): void => {
+      received = Buffer.concat([received, chunk]);
+      const end = received.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      socket.off('data', onData);
+      socket.pause();
+      const status = /^HTTP\/1\.[01] (\d{3})/.exec(received.subarray(0, end).toString('latin1'));
+      if (status && status[1].startsWith('2')) resolve();
+      else reject(new Error(`proxy refused CONNECT ${authority}: ${received.subarray(0, received.indexOf('\r\n')).toString('latin1')}`));
+    };
+    socket.on('data', onData);
+    socket.once('error', reject);
+    socket.once('end', () => reject(new Error('proxy closed the connection during CONNECT')));
+  });
+  await beforeDeadline(deadline, 'proxy CONNECT', reply);
+}
+
+function flatHeaders(headers: HeaderList): OutgoingHttpHeaders {
+  const flat: OutgoingHttpHeaders = {};
+  for (const [name, values] of headers) flat[name] = values.length === 1 ? values[0] : values;
+  return flat;
+}
+
+function http1Headers(raw: readonly string[]): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  for (let index = 0; index + 1 < raw.length; index += 2) pairs.push([raw[index].toLowerCase(), raw[index + 1]]);
+  return pairs;
+}
+
+function http2Headers(headers: Http2Headers): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  for (const [name, value] of Object.entries(headers as IncomingHttpHeaders)) {
+    if (name.startsWith(':') || value === undefined) continue;
+    for (const single of Array.isArray(value) ? value : [value]) pairs.push([name, single]);
+  }
+  return pairs;
+}
+
+async function exchangeHttp1(socket: Socket, hop: Hop, path: string, request: OutgoingRequest, deadline: ProbeDeadline, timings: Timings, tlsSocket?: TLSSocket): Promise<IncomingResponse> {
+  const outgoingHeaders = flatHeaders([['Host', [hop.host]], ...request.headers]);
+  if (request.body) outgoingHeaders['Content-Length'] = String(request.body.length);
+  const outgoing = http1Request({ createConnection: () => socket, method: request.method, path, headers: outgoingHeaders, setHost: false });
+  const response = beforeDeadline(deadline, 'processing', once(outgoing, 'response') as Promise<[import('node:http').IncomingMessage]>);
+  outgoing.end(request.body);
+  const [incoming] = await response;
+  timings.responseStart = performance.now();
+  const headers = http1Headers(incoming.rawHeaders);
+  return { status: incoming.statusCode ?? 0, proto: `HTTP/${incoming.httpVersion}`, headers, body: incoming, tlsSocket, contentLength: declaredLength(headers, -1) };
+}
+
+async function exchangeHttp2(tlsSocket: TLSSocket, hop: Hop, path: string, request: OutgoingRequest, deadline: ProbeDeadline, timings: Timings, resources: Resources): Promise<IncomingResponse> {
+  const session = resources.add(http2Connect(`https://${hop.host}`, { createConnection: () => tlsSocket }));
+  session.on('error', () => undefined);
+  const headers: OutgoingHttpHeaders = {
+    [http2Constants.HTTP2_HEADER_METHOD]: request.method,
+    [http2Constants.HTTP2_HEADER_PATH]: path,
+    [http2Constants.HTTP2_HEADER_SCHEME]: 'https',
+    [http2Constants.HTTP2_HEADER_AUTHORITY]: hop.host,
+  };
+  for (const [name, values] of request.headers) if (!CONNECTION_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = values.length === 1 ? values[0] : values;
+  if (request.body) headers['content-length'] = String(request.body.length);
+  const stream: ClientHttp2Stream = resources.add(session.request(headers, { endStream: !request.body }));
+  const response = beforeDeadline(deadline, 'processing', once(stream, 'response') as Promise<[Http2Headers]>);
+  if (request.body) stream.end(request.body);
+  const [incoming] = await response;
+  timings.responseStart = performance.now();
+  const received = http2Headers(incoming);
+  return { status: Number(incoming[':status'] ?? 0), proto: 'HTTP/2.0', headers: received, body: stream, tlsSocket, contentLength: declaredLength(received, -1) };
+}
+
+/** Sends `request` to `hop` over a new connection and resolves with the response head; the body is left to read. */
+export async function exchange(hop: Hop, request: OutgoingRequest, settings: ExchangeSettings, deadline: ProbeDeadline, timings: Timings, resources: Resources): Promise<IncomingResponse> {
+  const authority = `${hop.address.includes(':') ? `[${hop.address}]` : hop.address}:${hop.port}`;
+  const proxy = settings.proxy;
+  let socket: Socket;
+  let path = `${hop.url.pathname}${hop.url.search}`;
+  if (proxy) {
+    socket = await openTcp(proxy.url.hostname.replace(/^\[|\]$/g, ''), Number(proxy.url.port || (proxy.url.protocol === 'https:' ? 443 : 80)), settings, deadline, resources);
+    if (hop.tls) await tunnel(socket, authority, proxy, deadline);
+    else {
+      // Plain HTTP through a proxy: the request line carries the absolute URL.
+      path = hop.url.toString();
+      const credentials = proxyAuthorization(proxy.url);
+      if (credentials) request = { ...request, headers: [...request.headers, ['Proxy-Authorization', [credentials]]] };
+    }
+  } else {
+    socket = await openTcp(hop.address, hop.port, settings, deadline, resources);
+  }
+  timings.connectDone = performance.now();
+  if (!hop.tls) {
+    timings.gotConn = timings.connectDone;
+    return exchangeHttp1(socket, hop, path, request, deadline, timings);
+  }
+  timings.tlsStart = performance.now();
+  const tlsSocket = resources.add(
+    tlsConnect({ ...settings.tlsOptions, socket, ALPNProtocols: settings.enableHttp2 ? ['h2', 'http/1.1'] : undefined }),
+  );
+  await beforeDeadline(deadline, 'tls', once(tlsSocket, 'secureConnect'));
+  timings.tlsDone = performance.now();
+  timings.gotConn = timings.tlsDone;
+  if (tlsSocket.alpnProtocol === 'h2') return exchangeHttp2(tlsSocket, hop, path, request, deadline, timings, resources);
+  return exchangeHttp1(tlsSocket, hop, path, request, deadline, timings, tlsSocket);
+}

@@ -1,0 +1,132 @@
+/**
+ * The exporter's HTTP server: /probe, /metrics (its own), /-/healthy, /-/reload, /config, / and /logs.
+ * It holds the loaded config; a reload that fails keeps serving the previous one.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { loadConfigFile } from '../config/load';
+import { maskedConfigYaml } from '../config/mask';
+import type { Config } from '../config/schema';
+import { HEALTH_PATH, METRICS_PATH, PROBE_PATH, RELOAD_PATH, SCRAPE_TIMEOUT_HEADER } from '../interface';
+import type { Logger } from '../log';
+import { BUILD_INFO, CONFIG_RELOAD_SUCCESS, CONFIG_RELOAD_SUCCESS_TIME, MODULE_UNKNOWN } from '../metrics';
+import { EXPORTER_VERSION } from '../version';
+import { ProbeHistory } from './history';
+import { handleProbe } from './probe-handler';
+import { statusPage } from './status-page';
+
+export interface ExporterOptions {
+  readonly configFile: string;
+  readonly timeoutOffsetSeconds: number;
+  readonly historyLimit: number;
+  readonly log: Logger;
+}
+
+export class Exporter {
+  readonly metrics = new Registry();
+  private config: Config = { modules: {} };
+  private readonly history: ProbeHistory;
+  private readonly unknownModules: Counter;
+  private readonly reloadSuccess: Gauge;
+  private readonly reloadTime: Gauge;
+  private server?: Server;
+
+  constructor(private readonly options: ExporterOptions) {
+    this.history = new ProbeHistory(options.historyLimit);
+    collectDefaultMetrics({ register: this.metrics });
+    this.unknownModules = new Counter({ name: MODULE_UNKNOWN.name, help: MODULE_UNKNOWN.help, registers: [this.metrics] });
+    this.reloadSuccess = new Gauge({ name: CONFIG_RELOAD_SUCCESS.name, help: CONFIG_RELOAD_SUCCESS.help, registers: [this.metrics] });
+    this.reloadTime = new Gauge({ name: CONFIG_RELOAD_SUCCESS_TIME.name, help: CONFIG_RELOAD_SUCCESS_TIME.help, registers: [this.metrics] });
+    new Gauge({ name: BUILD_INFO.name, help: BUILD_INFO.help, labelNames: ['version', 'runtime'], registers: [this.metrics] }).set({ version: EXPORTER_VERSION, runtime: process.version }, 1);
+  }
+
+  get currentConfig(): Config {
+    return this.config;
+  }
+
+  /** Loads the config file; on failure the previous config stays and the error is rethrown. */
+  async reload(): Promise<void> {
+    try {
+      this.config = await loadConfigFile(this.options.configFile);
+      this.reloadSuccess.set(1);
+      this.reloadTime.set(Date.now() / 1000);
+      this.options.log.info('Loaded config file', { file: this.options.configFile, modules: Object.keys(this.config.modules).length });
+    } catch (error) {
+      this.reloadSuccess.set(0);
+      this.options.log.error('Error reloading config; the previous config stays in use', { err: (error as Error).message });
+      throw error;
+    }
+  }
+
+  private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://exporter');
+    const send = (status: number, contentType: string, body: string): void => {
+      response.writeHead(status, { 'Content-Type': contentType });
+      response.end(body);
+    };
+    const text = (status: number, body: string): void => send(status, 'text/plain; charset=utf-8', body);
+    const method = request.method ?? 'GET';
+    switch (url.pathname) {
+      case PROBE_PATH: {
+        const scrapeTimeout = request.headers[SCRAPE_TIMEOUT_HEADER.toLowerCase()];
+        const openMetrics = (request.headers.accept ?? '').includes('application/openmetrics-text');
+        const reply = await handleProbe(
+          { config: this.config, timeoutOffsetSeconds: this.options.timeoutOffsetSeconds, log: this.options.log, history: this.history, unknownModules: this.unknownModules },
+          url.searchParams,
+          Array.isArray(scrapeTimeout) ? scrapeTimeout[0] : scrapeTimeout,
+          openMetrics,
+        );
+        return send(reply.status, reply.contentType, reply.body);
+      }
+      case METRICS_PATH:
+        return send(200, this.metrics.contentType, await this.metrics.metrics());
+      case HEALTH_PATH:
+        return text(200, 'Healthy\n');
+      case RELOAD_PATH:
+        if (method !== 'POST' && method !== 'PUT') return text(405, 'Use POST to reload the config\n');
+        try {
+          await this.reload();
+          return text(200, 'Config reloaded\n');
+        } catch (error) {
+          return text(500, `Failed to reload config: ${(error as Error).message}\n`);
+        }
+      case '/config':
+        return send(200, 'text/plain; charset=utf-8', maskedConfigYaml(this.config));
+      case '/logs': {
+        const record = this.history.get(Number(url.searchParams.get('id')));
+        return record ? text(200, record.debugOutput) : text(404, 'Probe not found; it may have left the history\n');
+      }
+      case '/':
+        return send(200, 'text/html; charset=utf-8', statusPage(EXPORTER_VERSION, this.history.list()));
+      default:
+        return text(404, 'Not found\n');
+    }
+  }
+
+  /** Starts serving on host:port (empty host: every interface); resolves with the port bound. */
+  listen(host: string, port: number): Promise<number> {
+    const server = createServer((request, response) => {
+      this.route(request, response).catch((error: unknown) => {
+        this.options.log.error('Error serving request', { path: request.url?.split('?')[0], err: error as Error });
+        if (!response.headersSent) response.writeHead(500);
+        response.end();
+      });
+    });
+    this.server = server;
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host || undefined, () => {
+        const address = server.address();
+        resolve(typeof address === 'object' && address ? address.port : port);
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      if (!this.server) return resolve();
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+}

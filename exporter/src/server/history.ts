@@ -1,0 +1,33 @@
+/** The last probes (--history.limit of them), for the status page and their debug logs. */
+export interface ProbeRecord {
+  readonly id: number;
+  readonly module: string;
+  readonly target: string;
+  readonly success: boolean;
+  readonly at: Date;
+  readonly debugOutput: string;
+}
+
+export class ProbeHistory {
+  private records: ProbeRecord[] = [];
+  private nextId = 0;
+
+  constructor(private readonly limit: number) {}
+
+  add(record: Omit<ProbeRecord, 'id' | 'at'>): ProbeRecord {
+    const stored = { ...record, id: this.nextId++, at: new Date() };
+    if (this.limit <= 0) return stored;
+    this.records.push(stored);
+    if (this.records.length > this.limit) this.records = this.records.slice(-this.limit);
+    return stored;
+  }
+
+  /** Newest first. */
+  list(): readonly ProbeRecord[] {
+    return [...this.records].reverse();
+  }
+
+  get(id: number): ProbeRecord | undefined {
+    return this.records.find((record) => record.id === id);
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * GET /probe: what every prober shares. Module lookup, the deadline (the module's timeout, or the scrape
+ * timeout less the offset, whichever is smaller), a fresh registry with probe_success and
+ * probe_duration_seconds, the probe's log for debug=true and the history. Pure of HTTP: returns the reply.
+ */
+import { Counter, Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
+import { stringify } from 'yaml';
+import { parseDuration } from '../config/duration';
+import { maskModule } from '../config/mask';
+import type { Config, Module } from '../config/schema';
+import { PROBE_DURATION, PROBE_SUCCESS } from '../metrics';
+import { PROBERS } from '../probers';
+import { deadlineIn } from '../probers/shared/deadline';
+import { ProbeLog, type Logger } from '../log';
+import type { ProbeHistory } from './history';
+
+/** Upstream's probe timeout when neither the module nor the scrape says one. */
+const DEFAULT_SCRAPE_TIMEOUT_SECONDS = 120;
+
+/** Upstream's default module when the request names none. */
+export const DEFAULT_MODULE = 'http_2xx';
+
+export interface ProbeReply {
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: string;
+}
+
+export interface ProbeContext {
+  readonly config: Config;
+  readonly timeoutOffsetSeconds: number;
+  readonly log: Logger;
+  readonly history: ProbeHistory;
+  readonly unknownModules: Counter;
+}
+
+function plain(status: number, body: string): ProbeReply {
+  return { status, contentType: 'text/plain; charset=utf-8', body: `${body}\n` };
+}
+
+/**
+ * Seconds the probe may take, as upstream computes it: the scrape timeout (120 s when absent or 0) less
+ * the offset, unless the module's own timeout is smaller (or that difference is negative).
+ */
+export function probeTimeoutSeconds(module: Module, scrapeTimeoutHeader: string | undefined, offsetSeconds: number): number {
+  let scrapeSeconds = 0;
+  if (scrapeTimeoutHeader !== undefined && scrapeTimeoutHeader !== '') {
+    scrapeSeconds = Number(scrapeTimeoutHeader);
+    if (!Number.isFinite(scrapeSeconds)) throw new Error(`${scrapeTimeoutHeader} is not a number of seconds`);
+  }
+  if (scrapeSeconds === 0) scrapeSeconds = DEFAULT_SCRAPE_TIMEOUT_SECONDS;
+  const available = scrapeSeconds - offsetSeconds;
+  const moduleSeconds = module.timeout === undefined ? 0 : (parseDuration(module.timeout) ?? 0) / 1000;
+  return (moduleSeconds > 0 && moduleSeconds < available) || available < 0 ? moduleSeconds : available;
+}
+
+/** The debug=true answer: the probe's log, the metrics it would return, its module with secrets masked. */
+function debugText(logText: string, metricsText: string, module: Module): string {
+  return `Logs for the probe:\n${logText}\n\n\nMetrics that would have been returned:\n${metricsText}\n\n\nModule configuration:\n${stringify(maskModule(module))}`;
+}
+
+export async function handleProbe(context: ProbeContext, params: URLSearchParams, scrapeTimeoutHeader: string | undefined, openMetrics: boolean): Promise<ProbeReply> {
+  const moduleName = params.get('module') || DEFAULT_MODULE;
+  const module = context.config.modules[moduleName];
+  if (!module) {
+    context.unknownModules.inc();
+    context.log.debug('Unknown module', { module: moduleName });
+    return plain(400, `Unknown module ${JSON.stringify(moduleName)}: use one of the config's modules`);
+  }
+  let timeoutSeconds: number;
+  try {
+    timeoutSeconds = probeTimeoutSeconds(module, scrapeTimeoutHeader, context.timeoutOffsetSeconds);
+  } catch (error) {
+    return plain(500, `Failed to parse timeout from Prometheus header: ${(error as Error).message}`);
+  }
+  const target = params.get('target');
+  if (!target) return plain(400, 'Target parameter is missing: add target=<address> to the query');
+  const prober = PROBERS[module.prober];
+  if (!prober) return plain(400, `Unknown prober ${JSON.stringify(module.prober)}: this exporter has ${Object.keys(PROBERS).join(', ')}`);
+  const hostname = params.get('hostname') || undefined;
+  if (hostname !== undefined && module.prober === 'http') {
+    const configured = Object.entries(module.http?.headers ?? {}).find(([name]) => name.toLowerCase() === 'host')?.[1];
+    if (configured !== undefined && configured !== hostname) {
+      return plain(400, `Host header defined both in module configuration (${configured}) and with URL-parameter 'hostname' (${hostname}); keep one`);
+    }
+  }
+
+  const probeLog = new ProbeLog(context.log, { module: moduleName, target });
+  probeLog.info('Beginning probe', { probe: module.prober, timeout_seconds: timeoutSeconds });
+  const registry = new Registry();
+  // Probers see one registry type; the format is only the handler's business.
+  if (openMetrics) (registry as unknown as Registry<OpenMetricsContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+  const successGauge = new Gauge({ name: PROBE_SUCCESS.name, help: PROBE_SUCCESS.help, registers: [registry] });
+  const durationGauge = new Gauge({ name: PROBE_DURATION.name, help: PROBE_DURATION.help, registers: [registry] });
+  const deadline = deadlineIn(timeoutSeconds * 1000);
+  const started = performance.now();
+  let success = false;
+  try {
+    success = await prober(deadline, target, module, registry, probeLog, { hostname });
+  } catch (error) {
+    // A prober must not throw; if one does, the probe fails rather than the exporter.
+    probeLog.error('Prober failed unexpectedly', { err: error as Error });
+  } finally {
+    deadline.cancel();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  durationGauge.set(seconds);
+  successGauge.set(success ? 1 : 0);
+  if (success) probeLog.info('Probe succeeded', { duration_seconds: seconds });
+  else probeLog.error('Probe failed', { duration_seconds: seconds });
+
+  const metricsText = await registry.metrics();
+  const debug = debugText(probeLog.text(), metricsText, module);
+  context.history.add({ module: moduleName, target, success, debugOutput: debug });
+  if (params.get('debug') === 'true') return { status: 200, contentType: 'text/plain; charset=utf-8', body: debug };
+  return { status: 200, contentType: registry.contentType, body: metricsText };
+}

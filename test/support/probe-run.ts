@@ -1,0 +1,33 @@
+/** Running one prober in-process against a module written as YAML, the way the handler would. */
+import { Registry } from 'prom-client';
+import { parseConfig } from '../../exporter/src/config/load';
+import { Logger, ProbeLog } from '../../exporter/src/log';
+import { PROBERS } from '../../exporter/src/probers';
+import { deadlineIn } from '../../exporter/src/probers/shared/deadline';
+import type { ProbeOptions } from '../../exporter/src/probers/types';
+import { parseMetrics, type Sample } from './metrics-text';
+
+export interface ProbeRun {
+  readonly success: boolean;
+  readonly samples: Sample[];
+  readonly log: string;
+  readonly elapsedMs: number;
+}
+
+/** Probes `target` with the module described by `moduleYaml` (the lines under the module name). */
+export async function runProbe(moduleYaml: string, target: string, options: ProbeOptions & { timeoutMs?: number; configDir?: string } = {}): Promise<ProbeRun> {
+  const yaml = `modules:\n  m:\n${moduleYaml.replace(/^/gm, '    ')}\n`;
+  const module = parseConfig(yaml, `${options.configDir ?? '/tmp'}/blackbox.yml`).modules.m;
+  const prober = PROBERS[module.prober];
+  if (!prober) throw new Error(`no prober ${module.prober}`);
+  const registry = new Registry();
+  const log = new ProbeLog(new Logger('error', () => undefined), {});
+  const deadline = deadlineIn(options.timeoutMs ?? 5000);
+  const started = performance.now();
+  try {
+    const success = await prober(deadline, target, module, registry, log, { hostname: options.hostname });
+    return { success, samples: parseMetrics(await registry.metrics()), log: log.text(), elapsedMs: performance.now() - started };
+  } finally {
+    deadline.cancel();
+  }
+}
