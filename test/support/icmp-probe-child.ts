@@ -4,13 +4,12 @@
  * Usage: tsx icmp-probe-child.ts <target> '<icmp section as JSON>' [timeout ms]
  */
 import { readdirSync } from 'node:fs';
-import { probeIcmp } from '../../exporter/src/probers/icmp';
-import { runProbe } from './run-probe';
+import { runModule } from './probe-run';
 
 async function main(): Promise<void> {
   const [target, section, timeout] = process.argv.slice(2);
   const descriptorsBefore = readdirSync('/proc/self/fd').length;
-  const run = await runProbe(probeIcmp, target, { prober: 'icmp', icmp: JSON.parse(section) }, Number(timeout ?? 2000));
+  const run = await runModule({ prober: 'icmp', icmp: JSON.parse(section) }, target, { timeoutMs: Number(timeout ?? 2000) });
   // Let closed handles finish closing before taking stock of what is still open.
   await new Promise((resolve) => setImmediate(resolve));
   const resourcesAfter = process.getActiveResourcesInfo().filter((resource) => resource !== 'TTYWrap' && resource !== 'PipeWrap');

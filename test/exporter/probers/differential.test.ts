@@ -1,27 +1,19 @@
 /**
  * Differential test of the tcp, dns, icmp and grpc probers against the reference blackbox_exporter
- * (Debian's 0.23.0): the same config and targets (servers this test starts on loopback), probed by the
- * reference over /probe and by our probers directly; probe_success, the metric names and every value
- * that does not measure time must be equal, case by case.
+ * (Debian's 0.23.0): both exporters run with the same config and are asked the same /probe for the same
+ * targets (servers this test starts on loopback); probe_success, the metric names and every value that
+ * does not measure time must be equal, case by case.
  */
 import { stringify } from 'yaml';
-import { configSchema, type ConfigInput } from '../../../exporter/src/config/schema';
-import { probeDns } from '../../../exporter/src/probers/dns';
-import { probeGrpc } from '../../../exporter/src/probers/grpc';
-import { probeIcmp } from '../../../exporter/src/probers/icmp';
-import { probeTcp } from '../../../exporter/src/probers/tcp';
-import type { Prober } from '../../../exporter/src/probers/types';
+import type { ConfigInput } from '../../../exporter/src/config/schema';
 import { describeWithBinaries } from '../../support/integration';
 import type { Sample } from '../../support/metrics-text';
-import { REFERENCE_EXPORTER, startExporter, type RunningExporter } from '../../support/reference-exporter';
+import { REFERENCE_EXPORTER, startPair, type ExporterPair } from '../../support/reference-exporter';
 import { rawSocketsAllowed } from '../../support/icmp-privileges';
-import { runProbe } from '../../support/run-probe';
 import { startDnsTestServer, ZONE, type DnsTestServer } from '../../support/dns-test-server';
 import { startGrpcHealthServer, type GrpcHealthServer } from '../../support/grpc-health-server';
 import { startTcpTestServer, type TcpTestServer } from '../../support/tcp-test-server';
 import { makeTlsFixtures, type TlsFixtures } from '../../support/tls-fixtures';
-
-const PROBERS: Record<string, Prober> = { dns: probeDns, tcp: probeTcp, grpc: probeGrpc, icmp: probeIcmp };
 
 /** Samples that measure time differ from run to run; everything else must be equal. */
 const TIMED = /duration_seconds|lookup_time_seconds/;
@@ -42,7 +34,7 @@ describeWithBinaries([REFERENCE_EXPORTER])('tcp, dns, icmp and grpc probers agai
   let tlsLine: TcpTestServer;
   let grpc: GrpcHealthServer;
   let grpcTls: GrpcHealthServer;
-  let reference: RunningExporter;
+  let exporters: ExporterPair;
   let config: ConfigInput;
   let cases: Array<[string, string, string]>;
 
@@ -126,25 +118,27 @@ describeWithBinaries([REFERENCE_EXPORTER])('tcp, dns, icmp and grpc probers agai
           ] as Array<[string, string, string]>)
         : []),
     ];
-    reference = await startExporter('reference', stringify(config));
+    exporters = await startPair(stringify(config));
   });
 
   afterAll(async () => {
-    await reference?.stop();
+    await exporters?.stop();
     await Promise.all([dns?.close(), smtp?.close(), tlsLine?.close(), grpc?.close(), grpcTls?.close()]);
     fixtures?.cleanup();
   });
 
   it('gives the same results on every shared case', async () => {
-    const parsed = configSchema.parse(config);
     const differences: string[] = [];
+    const outcomes: number[] = [];
     for (const [name, module, target] of cases) {
-      const theirs = await reference.probe({ module, target });
-      const settings = parsed.modules[module];
-      const ours = await runProbe(PROBERS[settings.prober], target, settings, 3000);
-      const ourSamples = [...ours.samples, { name: 'probe_success', labels: {}, value: ours.success ? 1 : 0 }];
-      const theirSamples = theirs.samples.filter((sample) => sample.name !== 'probe_duration_seconds');
-      const [left, right] = [comparable(theirSamples), comparable(ourSamples)];
+      const { reference, ours } = await exporters.probeBoth({ module, target });
+      for (const [side, result] of [['reference', reference], ['ours', ours]] as const) {
+        if (result.status !== 200 || !result.samples.some((sample) => sample.name === 'probe_success')) {
+          differences.push(`${name}: ${side} answered ${result.status} without probe_success: ${result.text.slice(0, 200)}`);
+        }
+      }
+      outcomes.push(reference.samples.find((sample) => sample.name === 'probe_success')?.value ?? -1);
+      const [left, right] = [comparable(reference.samples), comparable(ours.samples)];
       const onlyTheirs = left.filter((line) => !right.includes(line));
       const onlyOurs = right.filter((line) => !left.includes(line));
       if (onlyTheirs.length + onlyOurs.length > 0) {
@@ -152,7 +146,9 @@ describeWithBinaries([REFERENCE_EXPORTER])('tcp, dns, icmp and grpc probers agai
       }
     }
     expect(differences).toEqual([]);
-    // Both sides really probed: the cases include successes and failures.
     expect(cases.length).toBeGreaterThanOrEqual(30);
+    // Both sides really probed: the cases include successes and failures.
+    expect(outcomes).toContain(1);
+    expect(outcomes).toContain(0);
   });
 });

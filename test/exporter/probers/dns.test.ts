@@ -2,7 +2,11 @@ import { probeDns } from '../../../exporter/src/probers/dns';
 import type { ModuleInput } from '../../../exporter/src/config/schema';
 import { metricNames, metricValue } from '../../support/metrics-text';
 import { handlesAdded, openHandles } from '../../support/open-handles';
-import { runProbe } from '../../support/run-probe';
+import { runModule } from '../../support/probe-run';
+import { Registry } from 'prom-client';
+import { Logger, ProbeLog } from '../../../exporter/src/log';
+import { moduleSchema } from '../../../exporter/src/config/schema';
+import { deadlineIn } from '../../../exporter/src/probers/shared/deadline';
 import { SOA_SERIAL, ZONE, startDnsTestServer, type DnsTestServer } from '../../support/dns-test-server';
 import { makeTlsFixtures, type TlsFixtures } from '../../support/tls-fixtures';
 
@@ -35,7 +39,7 @@ describe('dns prober', () => {
     server.queries.length = 0;
   });
 
-  const probe = (dns: Partial<DnsSettings>, to = target, timeoutMs = 2000) => runProbe(probeDns, to, dnsModule(dns), timeoutMs);
+  const probe = (dns: Partial<DnsSettings>, to = target, timeoutMs = 2000) => runModule(dnsModule(dns), to, { timeoutMs });
 
   it('answers an A query over UDP with the counts and phases upstream reports', async () => {
     const run = await probe({});
@@ -123,9 +127,13 @@ describe('dns prober', () => {
   });
 
   it('fails, saying why, for a module without its dns section', async () => {
-    const run = await runProbe(probeDns, target, { prober: 'dns' });
-    expect(run.success).toBe(false);
-    expect(run.log).toContain('needs a dns section with query_name');
+    // The loader refuses such a module; a caller that skips the loader still gets a clear failure.
+    const log = new ProbeLog(new Logger('error', () => undefined), {});
+    const deadline = deadlineIn(1000);
+    const success = await probeDns(deadline, target, moduleSchema.parse({ prober: 'dns' }), new Registry(), log, {});
+    deadline.cancel();
+    expect(success).toBe(false);
+    expect(log.text()).toContain('needs a dns section with query_name');
   });
 
   it('fails fast when nothing listens', async () => {

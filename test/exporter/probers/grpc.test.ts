@@ -1,8 +1,7 @@
-import { probeGrpc } from '../../../exporter/src/probers/grpc';
 import type { ModuleInput } from '../../../exporter/src/config/schema';
 import { metricNames, metricValue } from '../../support/metrics-text';
 import { handlesAdded, openHandles } from '../../support/open-handles';
-import { runProbe } from '../../support/run-probe';
+import { runModule } from '../../support/probe-run';
 import { startGrpcHealthServer, type GrpcHealthServer } from '../../support/grpc-health-server';
 import { startTcpTestServer, type TcpTestServer } from '../../support/tcp-test-server';
 import { makeTlsFixtures, type TlsFixtures } from '../../support/tls-fixtures';
@@ -29,7 +28,7 @@ describe('grpc prober', () => {
   });
 
   const probe = (target: string, grpc: GrpcSettings = {}, timeoutMs = 2000) =>
-    runProbe(probeGrpc, target, { prober: 'grpc', grpc: { preferred_ip_protocol: 'ip4', ...grpc } }, timeoutMs);
+    runModule({ prober: 'grpc', grpc: { preferred_ip_protocol: 'ip4', ...grpc } }, target, { timeoutMs });
 
   const servingStatus = (samples: Awaited<ReturnType<typeof probe>>['samples']) =>
     Object.fromEntries(samples.filter((sample) => sample.name === 'probe_grpc_healthcheck_response').map((sample) => [sample.labels.serving_status, sample.value]));

@@ -1,16 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { echoPayload, echoRequest, isExpectedReply, probeIcmp } from '../../../exporter/src/probers/icmp';
+import { echoPayload, echoRequest, isExpectedReply } from '../../../exporter/src/probers/icmp';
 import { openIcmpSocket, type IcmpSocket } from '../../../exporter/src/probers/shared/icmp-socket';
 import type { ModuleInput } from '../../../exporter/src/config/schema';
 import { metricValue } from '../../support/metrics-text';
 import { rawSocketsAllowed } from '../../support/icmp-privileges';
-import { runProbe, type ProbeRun } from '../../support/run-probe';
+import { runModule, type ProbeRun } from '../../support/probe-run';
 import { requireBinary } from '../../support/integration';
 
 type IcmpSettings = NonNullable<ModuleInput['icmp']>;
 
-const probe = (target: string, icmp: IcmpSettings = {}, timeoutMs = 2000) => runProbe(probeIcmp, target, { prober: 'icmp', icmp }, timeoutMs);
+const probe = (target: string, icmp: IcmpSettings = {}, timeoutMs = 2000) => runModule({ prober: 'icmp', icmp }, target, { timeoutMs });
 
 /** Echo requests seen on loopback by a raw socket of the test: their TTL or hop limit, and size. */
 interface SeenRequest {

@@ -1,8 +1,7 @@
-import { probeTcp } from '../../../exporter/src/probers/tcp';
 import type { ModuleInput } from '../../../exporter/src/config/schema';
 import { metricNames, metricValue } from '../../support/metrics-text';
 import { handlesAdded, openHandles } from '../../support/open-handles';
-import { runProbe } from '../../support/run-probe';
+import { runModule } from '../../support/probe-run';
 import { BANNER, startTcpTestServer, type TcpTestServer } from '../../support/tcp-test-server';
 import { makeTlsFixtures, type TlsFixtures } from '../../support/tls-fixtures';
 
@@ -37,15 +36,15 @@ describe('tcp prober', () => {
   });
 
   const probe = (server: TcpTestServer, tcp: TcpSettings = {}, timeoutMs = 2000, host = '127.0.0.1') =>
-    runProbe(probeTcp, `${host}:${server.port}`, { prober: 'tcp', tcp: { preferred_ip_protocol: 'ip4', ...tcp } }, timeoutMs);
+    runModule({ prober: 'tcp', tcp: { preferred_ip_protocol: 'ip4', ...tcp } }, `${host}:${server.port}`, { timeoutMs });
 
   it('connects, and fails where nothing listens', async () => {
     const run = await probe(plain);
     expect(run.success).toBe(true);
     expect(metricValue(run.samples, 'probe_ip_protocol')).toBe(4);
     expect(metricNames(run.samples)).toEqual(['probe_dns_lookup_time_seconds', 'probe_failed_due_to_regex', 'probe_ip_addr_hash', 'probe_ip_protocol']);
-    expect((await runProbe(probeTcp, '127.0.0.1:1', { prober: 'tcp' })).success).toBe(false);
-    expect((await runProbe(probeTcp, '127.0.0.1', { prober: 'tcp' })).success).toBe(false);
+    expect((await runModule({ prober: 'tcp' }, '127.0.0.1:1')).success).toBe(false);
+    expect((await runModule({ prober: 'tcp' }, '127.0.0.1')).success).toBe(false);
   });
 
   it('expects with a regexp and sends with its captures substituted', async () => {
