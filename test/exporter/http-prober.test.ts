@@ -301,6 +301,19 @@ describe('http prober over HTTP/1.1', () => {
     expect(seen[0].remote).toBe('127.0.0.2');
   });
 
+  it('probes an IPv6 literal target over IPv6', async () => {
+    const v6 = createServer(handle);
+    const v6Port = await listen(v6, '::1');
+    try {
+      const { success, samples } = await runProbe('prober: http\nhttp:\n  preferred_ip_protocol: ip6\n  ip_protocol_fallback: false', `http://[::1]:${v6Port}/ok`);
+      expect(success).toBe(true);
+      expect(value(samples, 'probe_ip_protocol')).toBe(6);
+      expect(seen[0].headers.host).toBe(`[::1]:${v6Port}`);
+    } finally {
+      v6.close();
+    }
+  });
+
   it('preferred_ip_protocol with and without fallback', async () => {
     const v6Only = await runProbe('prober: http\nhttp:\n  preferred_ip_protocol: ip6\n  ip_protocol_fallback: false', `http://localhost:${port(plain)}/ok`);
     expect(v6Only.success).toBe(false);

@@ -68,6 +68,8 @@ async function waitHealthy(baseUrl: string, child: ChildProcess, log: () => stri
 export interface StartOptions {
   /** Extra command-line flags. */
   readonly flags?: readonly string[];
+  /** How to run ours instead of from source (for example the built bundle: [node, bundle path]). */
+  readonly command?: readonly string[];
 }
 
 /** Starts one exporter with `configYaml` written to a temporary file. */
@@ -80,7 +82,9 @@ export async function startExporter(name: RunningExporter['name'], configYaml: s
   const child =
     name === 'reference'
       ? spawn(REFERENCE_EXPORTER, flags, { stdio: ['ignore', 'ignore', 'pipe'] })
-      : spawn(process.execPath, ['--import', 'tsx', OUR_EXPORTER_MAIN, ...flags], { stdio: ['ignore', 'ignore', 'pipe'] });
+      : options.command
+        ? spawn(options.command[0], [...options.command.slice(1), ...flags], { stdio: ['ignore', 'ignore', 'pipe'] })
+        : spawn(process.execPath, ['--import', 'tsx', OUR_EXPORTER_MAIN, ...flags], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;

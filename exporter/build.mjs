@@ -1,0 +1,37 @@
+// Bundles the exporter (exporter/src/main.ts and only the packages it imports) into one file that runs
+// with plain `node`, no node_modules needed: the file the bin, the system service and the image run.
+// Usage: node exporter/build.mjs [--outfile FILE] [--metafile FILE]
+import { build } from 'esbuild';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const argument = (name, fallback) => {
+  const index = process.argv.indexOf(name);
+  return index === -1 ? fallback : process.argv[index + 1];
+};
+const outfile = argument('--outfile', join(here, 'dist', 'probekit-exporter.js'));
+const metafile = argument('--metafile', undefined);
+
+const result = await build({
+  entryPoints: [join(here, 'src', 'main.ts')],
+  outfile,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  minify: false,
+  sourcemap: false,
+  metafile: true,
+  legalComments: 'inline',
+  logLevel: 'warning',
+});
+chmodSync(outfile, 0o755);
+if (metafile) writeFileSync(metafile, JSON.stringify(result.metafile));
+const packages = new Set(
+  Object.keys(result.metafile.inputs)
+    .map((input) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1])
+    .filter(Boolean),
+);
+console.log(`${outfile}: ${(result.metafile.outputs[Object.keys(result.metafile.outputs)[0]].bytes / 1024).toFixed(0)} KiB, packages: ${[...packages].sort().join(', ')}`);
