@@ -16,12 +16,13 @@ const probe = (target: string, icmp: IcmpSettings = {}, timeoutMs = 2000) => run
 interface SeenRequest {
   readonly hopLimit: number;
   readonly bytes: number;
+  readonly from: string;
 }
 
 function sniff(family: 4 | 6): { seen: SeenRequest[]; socket: IcmpSocket } {
   const seen: SeenRequest[] = [];
-  const socket = openIcmpSocket({ family, raw: true }, (message, _from, hopLimit) => {
-    if (message[0] === (family === 4 ? 8 : 128)) seen.push({ hopLimit, bytes: message.length });
+  const socket = openIcmpSocket({ family, raw: true }, (message, from, hopLimit) => {
+    if (message[0] === (family === 4 ? 8 : 128)) seen.push({ hopLimit, bytes: message.length, from });
   });
   return { seen, socket };
 }
@@ -94,19 +95,33 @@ describeRaw('icmp prober (with CAP_NET_RAW)', () => {
     }
     // Upstream's 28-byte text is the default payload; 8 bytes of ICMP header come before it.
     expect(seen).toEqual([
-      { hopLimit: 7, bytes: 108 },
-      { hopLimit: 64, bytes: 36 },
+      { hopLimit: 7, bytes: 108, from: target },
+      { hopLimit: 64, bytes: 36, from: target },
     ]);
   });
 
   it('sends from source_ip_address', async () => {
-    expect((await probe('127.0.0.1', { source_ip_address: '127.0.0.2' })).success).toBe(true);
+    const { seen, socket } = sniff(4);
+    try {
+      expect((await probe('127.0.0.1', { source_ip_address: '127.0.0.2' })).success).toBe(true);
+      await settle();
+    } finally {
+      socket.close();
+    }
+    expect(seen.map((request) => request.from)).toEqual(['127.0.0.2']);
     const wrongFamily = await probe('127.0.0.1', { source_ip_address: '::1' });
     expect(wrongFamily.success).toBe(false);
     // An address of this host that is not loopback cannot reach... itself is fine; one it does not have cannot bind.
     const notLocal = await probe('127.0.0.1', { source_ip_address: '192.0.2.1' });
     expect(notLocal.success).toBe(false);
     expect(notLocal.log).toMatch(/bind.*EADDRNOTAVAIL/);
+  });
+
+  it('keeps concurrent probes apart by sequence', async () => {
+    const runs = await Promise.all(Array.from({ length: 20 }, (_, index) => probe(index % 2 === 0 ? '127.0.0.1' : '::1')));
+    expect(runs.map((run) => run.success)).toEqual(Array(20).fill(true));
+    const sequences = runs.map((run) => /seq=(\d+)/.exec(run.log)?.[1]);
+    expect(new Set(sequences).size).toBe(20);
   });
 
   it('follows preferred_ip_protocol and ip_protocol_fallback', async () => {
