@@ -18,6 +18,12 @@ export const HEALTH_PATH = '/-/healthy';
 /** POST here (or send SIGHUP) to reload the config file. */
 export const RELOAD_PATH = '/-/reload';
 
+/** The loaded config, secrets masked. */
+export const CONFIG_PATH = '/config';
+
+/** Debug log of a recent probe, `?id=` from the status page at `/`. */
+export const PROBE_LOGS_PATH = '/logs';
+
 /** Default config file name, as blackbox_exporter's `--config.file`. */
 export const DEFAULT_CONFIG_FILE = 'blackbox.yml';
 

@@ -168,6 +168,15 @@ describe('other endpoints', () => {
     await exporter.reload();
   });
 
+  it('--log.level: lines below the threshold are not written', () => {
+    const lines: string[] = [];
+    const log = new Logger('warn', (line) => lines.push(line));
+    log.info('quiet');
+    log.warn('loud', { field: 'a value' });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^ts=\S+ level=warn msg=loud field="a value"$/);
+  });
+
   it('never logs secrets', () => {
     expect(logLines.join('\n')).not.toContain('top-s3cret');
   });

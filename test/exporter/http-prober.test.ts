@@ -85,6 +85,11 @@ function handle(request: IncomingMessage | Http2ServerRequest, response: ServerR
       response.setHeader('Location', '/echo');
       return void response.end();
     }
+    if (url.pathname === '/away') {
+      response.statusCode = 302;
+      response.setHeader('Location', url.searchParams.get('to') ?? '/');
+      return void response.end();
+    }
     if (url.pathname === '/auth') {
       response.statusCode = request.headers.authorization === url.searchParams.get('want') ? 200 : 401;
       return void response.end();
@@ -227,6 +232,8 @@ describe('http prober over HTTP/1.1', () => {
     const want = (text: string) => `${base}/auth?want=${encodeURIComponent(text)}`;
     expect((await runProbe(withHttp('basic_auth:\n  username: user\n  password: s3cret'), want(basic))).success).toBe(true);
     expect((await runProbe(withHttp(`basic_auth:\n  username: user\n  password_file: ${join(dir, 'password')}`), want(basic))).success).toBe(true);
+    writeFileSync(join(dir, 'username'), 'user\n');
+    expect((await runProbe(withHttp(`basic_auth:\n  username_file: ${join(dir, 'username')}\n  password: s3cret`), want(basic))).success).toBe(true);
     expect((await runProbe(withHttp('basic_auth:\n  username: user\n  password: wrong'), want(basic))).success).toBe(false);
     expect((await runProbe(withHttp('authorization:\n  credentials: tok'), want('Bearer tok'))).success).toBe(true);
     expect((await runProbe(withHttp(`authorization:\n  type: Token\n  credentials_file: ${join(dir, 'credentials')}`), want('Token tok-file'))).success).toBe(true);
@@ -353,6 +360,16 @@ describe('redirects', () => {
     expect((await runProbe(withHttp(`${setting}\nvalid_status_codes: [302]`), `${base}/redirect/2`)).success).toBe(true);
   });
 
+  it('a redirect to another host drops Authorization from plain headers but keeps configured credentials', async () => {
+    const other = `http://localhost:${port(plain)}/ok`;
+    const target = `${base}/away?to=${encodeURIComponent(other)}`;
+    await runProbe(withHttp('headers:\n  Authorization: Bearer from-headers'), target);
+    expect(seen.map((request) => request.headers.authorization)).toEqual(['Bearer from-headers', undefined]);
+    seen.length = 0;
+    await runProbe(withHttp('bearer_token: configured'), target);
+    expect(seen.map((request) => request.headers.authorization)).toEqual(['Bearer configured', 'Bearer configured']);
+  });
+
   it('303 turns POST into GET, 307 keeps it with its body', async () => {
     await runProbe(withHttp("method: POST\nbody: 'payload'"), `${base}/post-redirect?status=303`);
     expect(seen.map((request) => `${request.method} ${request.path} ${request.body}`)).toEqual(['POST /post-redirect payload', 'GET /echo ']);
@@ -413,6 +430,11 @@ describe('http prober over TLS', () => {
     await runProbe(tlsModule(), `${secureBase}/ok`);
     // The server asks for a client certificate; authorized means it got one our CA signed.
     expect(seen.map((request) => request.clientCertificate)).toEqual([true, false]);
+  });
+
+  it('max_version caps the version offered', async () => {
+    const { samples } = await runProbe(tlsModule('  max_version: TLS12'), `${secureBase}/ok`);
+    expect(value(samples, 'probe_tls_version_info', { version: 'TLS 1.2' })).toBe(1);
   });
 
   it('min_version refuses an older server', async () => {

@@ -29,7 +29,8 @@ import { resolveTargetAddress, unbracket } from './shared/address';
 import { beforeDeadline } from './shared/deadline';
 import { recordTlsMetrics, tlsConnectionOptions } from './shared/tls';
 import type { ProbeDeadline, ProbeLogger, Prober } from './types';
-import { exchange, Resources, type ExchangeSettings, type Hop, type IncomingResponse, type Timings } from './http/exchange';
+import { Resources } from './shared/resources';
+import { exchange, type ExchangeSettings, type Hop, type IncomingResponse, type Timings } from './http/exchange';
 import { requestContent, type HeaderList, type RequestContent } from './http/request';
 
 /** Upstream stops after this many redirects and fails the probe. */
@@ -38,7 +39,7 @@ export const MAX_REDIRECTS = 10;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** Headers not sent to another host after a redirect, as Go's client drops them. */
-const SENSITIVE_HEADERS = new Set(['cookie', 'www-authenticate']);
+const SENSITIVE_HEADERS = new Set(['authorization', 'cookie', 'www-authenticate']);
 
 function gauge(registry: Registry, metric: MetricDefinition, labelNames: string[] = []): Gauge {
   return new Gauge({ name: metric.name, help: metric.help, labelNames, registers: [registry] });
@@ -206,171 +207,199 @@ export const probeHttp: Prober = async (deadline, target, module, registry, logg
   const resources = new Resources();
   const abort = (): void => resources.destroyAll();
   deadline.signal.addEventListener('abort', abort, { once: true });
-  const hops: HopResult[] = [];
-  let redirects = 0;
-  let success = false;
-  let final: IncomingResponse | undefined;
-  let bodyLength = 0;
-  let bodyRead = false;
+  const exchanges: Exchanges = { hops: [], redirects: 0, requestErrored: false };
+  let verdict: Verdict = { success: false, bodyLength: 0, bodyRead: false };
   try {
     let request: RequestContent;
-    // Upstream checks the certificate against server_name, else the Host header, else the target host.
-    let firstServerName: string;
-    const tlsOptionsFor = (serverName: string): Promise<ExchangeSettings['tlsOptions']> => tlsConnectionOptions({ ...http.tls_config, server_name: serverName }, serverName);
+    let serverName: string;
     try {
       request = await requestContent(http, EXPORTER_USER_AGENT, options.hostname);
-      firstServerName = http.tls_config.server_name || request.host?.replace(/:\d+$/, '') || targetHost;
+      // Upstream checks the certificate against server_name, else the Host header, else the target host.
+      serverName = http.tls_config.server_name || request.host?.replace(/:\d+$/, '') || targetHost;
       // Reading the TLS files now turns a missing ca_file into a clear failure before any connection.
-      if (targetUrl.protocol === 'https:') await tlsOptionsFor(firstServerName);
+      if (targetUrl.protocol === 'https:') await tlsConnectionOptions({ ...http.tls_config, server_name: serverName }, serverName);
     } catch (error) {
       logger.error('Error preparing the request', { err: error as Error });
       return false;
     }
-    const follow = http.no_follow_redirects === undefined ? http.follow_redirects : !http.no_follow_redirects;
-    const cookies = new Map<string, Map<string, string>>();
-    const firstHostPort = targetUrl.host;
-    let url = new URL(targetUrl.toString());
-    let hostOverride = request.host;
-    let address = firstAddress;
-    let requestErrored = false;
-
-    for (;;) {
-      const timings: Timings = { start: performance.now(), dnsDone: performance.now() };
-      const sameHost = url.host === firstHostPort;
-      const hopHost = unbracket(url.hostname);
-      if (hops.length > 0 && !sameHost) {
-        // A redirect to another host resolves it as any client would; the time counts as resolve.
-        address = hopHost;
-        if (isIP(hopHost) === 0 && !(http.skip_resolve_phase_with_proxy && proxy)) {
-          address = (await beforeDeadline(deadline, 'resolve', lookup(hopHost))).address;
-        }
-        timings.dnsDone = performance.now();
-      }
-      const hop: Hop = {
-        url,
-        address,
-        port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
-        tls: url.protocol === 'https:',
-        host: (sameHost ? hostOverride : undefined) ?? url.host,
-        serverName: sameHost ? firstServerName : hopHost,
-      };
-      const result: HopResult = { hop, timings };
-      hops.push(result);
-      const hopCookies = cookies.get(hopHost);
-      const headers: HeaderList = [...request.headers];
-      if (request.authorization) headers.push(['Authorization', [request.authorization]]);
-      if (hopCookies && hopCookies.size > 0) headers.push(['Cookie', [[...hopCookies].map(([name, value]) => `${name}=${value}`).join('; ')]]);
-      const settings: ExchangeSettings = {
-        tlsOptions: hop.tls ? await tlsOptionsFor(hop.serverName) : undefined,
-        enableHttp2: http.enable_http2,
-        sourceAddress: http.source_ip_address,
-        proxy,
-      };
-      const response = await exchange(hop, { method: request.method, headers, body: request.body }, settings, deadline, timings, resources);
-      result.response = response;
-      logger.info('Received HTTP response', { status_code: response.status });
-      for (const setCookie of headerValues(response, 'set-cookie')) {
-        const [pair] = setCookie.split(';');
-        const split = pair.indexOf('=');
-        if (split > 0) {
-          const jar = cookies.get(hopHost) ?? new Map<string, string>();
-          jar.set(pair.slice(0, split).trim(), pair.slice(split + 1).trim());
-          cookies.set(hopHost, jar);
-        }
-      }
-      const location = headerValues(response, 'location')[0];
-      if (!REDIRECT_STATUSES.has(response.status) || location === undefined) {
-        final = response;
-        break;
-      }
-      logger.info('Received redirect', { location });
-      redirects = hops.length;
-      if (redirects > MAX_REDIRECTS || !follow) {
-        logger.info('Not following redirect');
-        final = response;
-        requestErrored = true;
-        break;
-      }
-      response.body.destroy();
-      const next = new URL(location, url);
-      if (next.host !== url.host) {
-        request = { ...request, headers: request.headers.filter(([name]) => !SENSITIVE_HEADERS.has(name.toLowerCase())) };
-        // A Host set by the module or the hostname parameter only holds for relative redirects, as in Go.
-        hostOverride = undefined;
-      }
-      request = redirectedRequest(response.status, request);
-      url = next;
-    }
-
-    // The final response.
-    if (http.valid_status_codes && http.valid_status_codes.length > 0) {
-      success = http.valid_status_codes.includes(final.status);
-      if (!success) logger.info('Invalid HTTP response status code', { status_code: final.status, valid_status_codes: http.valid_status_codes });
-    } else {
-      success = final.status >= 200 && final.status < 300;
-      if (!success) logger.info('Invalid HTTP response status code, wanted 2xx', { status_code: final.status });
-    }
-    if (success && ((http.fail_if_header_matches?.length ?? 0) > 0 || (http.fail_if_header_not_matches?.length ?? 0) > 0)) {
-      success = headersPass(final, http, logger);
-      regexGauge.set(success ? 0 : 1);
-    }
-    const bodyRegexps = (http.fail_if_body_matches_regexp?.length ?? 0) > 0 || (http.fail_if_body_not_matches_regexp?.length ?? 0) > 0;
-    if (!requestErrored) {
-      try {
-        const body = await readBody(final, http, success && bodyRegexps, deadline);
-        bodyLength = body.length;
-        bodyRead = true;
-        if (success && bodyRegexps) {
-          success = bodyPasses(body.text, http, logger);
-          regexGauge.set(success ? 0 : 1);
-        }
-      } catch (error) {
-        logger.info('Failed to read HTTP response body', { err: error as Error });
-        if (success && bodyRegexps) regexGauge.set(1);
-        success = false;
-      }
-    }
-    hops[hops.length - 1].timings.end = performance.now();
-
+    await sendFollowingRedirects(exchanges, { http, targetUrl, firstAddress, serverName, proxy, deadline, resources, logger }, request);
+    if (exchanges.final) verdict = await judge(exchanges.final, exchanges.requestErrored, http, deadline, logger, regexGauge);
+    exchanges.hops[exchanges.hops.length - 1].timings.end = performance.now();
+  } catch (error) {
+    logger.error('Error for HTTP request', { err: error as Error });
+    verdict = { ...verdict, success: false };
+  } finally {
+    deadline.signal.removeEventListener('abort', abort);
+  }
+  let success = verdict.success;
+  recordPhases(duration, exchanges.hops);
+  const final = exchanges.final;
+  if (final) {
     const lastModified = headerValues(final, 'last-modified')[0];
     const modifiedAt = lastModified === undefined ? NaN : Date.parse(lastModified);
     if (!Number.isNaN(modifiedAt)) gauge(registry, PROBE_HTTP_LAST_MODIFIED).set(Math.floor(modifiedAt / 1000));
     versionGauge.set(Number(final.proto.replace('HTTP/', '')));
-    if (http.valid_http_versions && http.valid_http_versions.length > 0 && !http.valid_http_versions.includes(final.proto)) {
-      logger.error('Invalid HTTP version number', { version: final.proto });
-      success = false;
-    }
-  } catch (error) {
-    logger.error('Error for HTTP request', { err: error as Error });
-    success = false;
-  } finally {
-    deadline.signal.removeEventListener('abort', abort);
-    recordPhases(duration, hops);
-    if (final) {
-      if (final.tlsSocket) {
-        sslGauge.set(1);
-        recordTlsMetrics(final.tlsSocket, registry, !http.tls_config.insecure_skip_verify);
-        if (http.fail_if_ssl) {
-          logger.error('Final request was over SSL');
-          success = false;
-        }
-      } else if (http.fail_if_not_ssl) {
-        logger.error('Final request was not over SSL');
+    if (final.tlsSocket) {
+      sslGauge.set(1);
+      recordTlsMetrics(final.tlsSocket, registry, !http.tls_config.insecure_skip_verify);
+      if (http.fail_if_ssl) {
+        logger.error('Final request was over SSL');
         success = false;
       }
-      statusGauge.set(final.status);
-      // Go's HTTP/2 client reports 0, not -1, for a response that ends with its headers; an empty body is that case.
-      const emptyHttp2 = final.proto === 'HTTP/2.0' && final.contentLength === -1 && bodyRead && bodyLength === 0;
-      contentLength.set(emptyHttp2 ? 0 : final.contentLength);
     } else if (http.fail_if_not_ssl) {
+      logger.error('Final request was not over SSL');
       success = false;
     }
-    uncompressedLength.set(bodyLength);
-    redirectsGauge.set(redirects);
-    resources.destroyAll();
+    statusGauge.set(final.status);
+    // Go's HTTP/2 client reports 0, not -1, for a response that ends with its headers; an empty body is that case.
+    const emptyHttp2 = final.proto === 'HTTP/2.0' && final.contentLength === -1 && verdict.bodyRead && verdict.bodyLength === 0;
+    contentLength.set(emptyHttp2 ? 0 : final.contentLength);
   }
+  uncompressedLength.set(verdict.bodyLength);
+  redirectsGauge.set(exchanges.redirects);
+  resources.destroyAll();
   return success;
 };
+
+/** What the request and its redirects produced so far (kept when a later hop fails, for the metrics). */
+interface Exchanges {
+  readonly hops: HopResult[];
+  redirects: number;
+  final?: IncomingResponse;
+  /** The final response is a redirect that was not followed: its body is not read, as upstream. */
+  requestErrored: boolean;
+}
+
+interface Journey {
+  readonly http: HttpProbe;
+  readonly targetUrl: URL;
+  readonly firstAddress: string;
+  readonly serverName: string;
+  readonly proxy?: ExchangeSettings['proxy'];
+  readonly deadline: ProbeDeadline;
+  readonly resources: Resources;
+  readonly logger: ProbeLogger;
+}
+
+/** Sends the request, then follows redirects as Go's client does, each hop on a new connection. */
+async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, firstRequest: RequestContent): Promise<void> {
+  const { http, targetUrl, proxy, deadline, resources, logger } = journey;
+  const follow = http.no_follow_redirects === undefined ? http.follow_redirects : !http.no_follow_redirects;
+  const cookies = new Map<string, Map<string, string>>();
+  let request = firstRequest;
+  let url = targetUrl;
+  let hostOverride = request.host;
+  let address = journey.firstAddress;
+  for (;;) {
+    const timings: Timings = { start: performance.now(), dnsDone: performance.now() };
+    const sameHost = url.host === targetUrl.host;
+    const hopHost = unbracket(url.hostname);
+    if (exchanges.hops.length > 0 && !sameHost) {
+      // A redirect to another host resolves it as any client would; the time counts as resolve.
+      address = hopHost;
+      if (isIP(hopHost) === 0 && !(http.skip_resolve_phase_with_proxy && proxy)) {
+        address = (await beforeDeadline(deadline, 'resolve', lookup(hopHost))).address;
+      }
+      timings.dnsDone = performance.now();
+    }
+    const hop: Hop = {
+      url,
+      address,
+      port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+      tls: url.protocol === 'https:',
+      host: (sameHost ? hostOverride : undefined) ?? url.host,
+      serverName: sameHost ? journey.serverName : hopHost,
+    };
+    const result: HopResult = { hop, timings };
+    exchanges.hops.push(result);
+    const jar = cookies.get(hopHost) ?? new Map<string, string>();
+    cookies.set(hopHost, jar);
+    const headers: HeaderList = [...request.headers];
+    if (request.authorization) headers.push(['Authorization', [request.authorization]]);
+    if (jar.size > 0) headers.push(['Cookie', [[...jar].map(([name, value]) => `${name}=${value}`).join('; ')]]);
+    const settings: ExchangeSettings = {
+      tlsOptions: hop.tls ? await tlsConnectionOptions({ ...http.tls_config, server_name: hop.serverName }, hop.serverName) : undefined,
+      enableHttp2: http.enable_http2,
+      sourceAddress: http.source_ip_address,
+      proxy,
+    };
+    const response = await exchange(hop, { method: request.method, headers, body: request.body }, settings, deadline, timings, resources);
+    result.response = response;
+    logger.info('Received HTTP response', { status_code: response.status });
+    for (const setCookie of headerValues(response, 'set-cookie')) {
+      const [pair] = setCookie.split(';');
+      const split = pair.indexOf('=');
+      if (split > 0) jar.set(pair.slice(0, split).trim(), pair.slice(split + 1).trim());
+    }
+    const location = headerValues(response, 'location')[0];
+    if (!REDIRECT_STATUSES.has(response.status) || location === undefined) {
+      exchanges.final = response;
+      return;
+    }
+    logger.info('Received redirect', { location });
+    exchanges.redirects = exchanges.hops.length;
+    if (exchanges.redirects > MAX_REDIRECTS || !follow) {
+      logger.info('Not following redirect');
+      exchanges.final = response;
+      exchanges.requestErrored = true;
+      return;
+    }
+    response.body.destroy();
+    const next = new URL(location, url);
+    if (next.host !== url.host) {
+      request = { ...request, headers: request.headers.filter(([name]) => !SENSITIVE_HEADERS.has(name.toLowerCase())) };
+      // A Host set by the module or the hostname parameter only holds for relative redirects, as in Go.
+      hostOverride = undefined;
+    }
+    request = redirectedRequest(response.status, request);
+    url = next;
+  }
+}
+
+interface Verdict {
+  readonly success: boolean;
+  readonly bodyLength: number;
+  readonly bodyRead: boolean;
+}
+
+/** Upstream's checks of the final response, in its order: status, headers, body (read to the end), HTTP version. */
+async function judge(final: IncomingResponse, requestErrored: boolean, http: HttpProbe, deadline: ProbeDeadline, logger: ProbeLogger, regexGauge: Gauge): Promise<Verdict> {
+  let success: boolean;
+  if (http.valid_status_codes && http.valid_status_codes.length > 0) {
+    success = http.valid_status_codes.includes(final.status);
+    if (!success) logger.info('Invalid HTTP response status code', { status_code: final.status, valid_status_codes: http.valid_status_codes });
+  } else {
+    success = final.status >= 200 && final.status < 300;
+    if (!success) logger.info('Invalid HTTP response status code, wanted 2xx', { status_code: final.status });
+  }
+  if (success && ((http.fail_if_header_matches?.length ?? 0) > 0 || (http.fail_if_header_not_matches?.length ?? 0) > 0)) {
+    success = headersPass(final, http, logger);
+    regexGauge.set(success ? 0 : 1);
+  }
+  const bodyRegexps = (http.fail_if_body_matches_regexp?.length ?? 0) > 0 || (http.fail_if_body_not_matches_regexp?.length ?? 0) > 0;
+  let bodyLength = 0;
+  let bodyRead = false;
+  if (!requestErrored) {
+    try {
+      const body = await readBody(final, http, success && bodyRegexps, deadline);
+      bodyLength = body.length;
+      bodyRead = true;
+      if (success && bodyRegexps) {
+        success = bodyPasses(body.text, http, logger);
+        regexGauge.set(success ? 0 : 1);
+      }
+    } catch (error) {
+      logger.info('Failed to read HTTP response body', { err: error as Error });
+      if (success && bodyRegexps) regexGauge.set(1);
+      success = false;
+    }
+  }
+  if (http.valid_http_versions && http.valid_http_versions.length > 0 && !http.valid_http_versions.includes(final.proto)) {
+    logger.error('Invalid HTTP version number', { version: final.proto });
+    success = false;
+  }
+  return { success, bodyLength, bodyRead };
+}
 
 /** probe_http_duration_seconds from each hop's instants, summed over hops, as upstream's trace does it. */
 function recordPhases(duration: Gauge, hops: readonly HopResult[]): void {

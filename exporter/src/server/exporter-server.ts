@@ -7,7 +7,7 @@ import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { loadConfigFile } from '../config/load';
 import { maskedConfigYaml } from '../config/mask';
 import type { Config } from '../config/schema';
-import { HEALTH_PATH, METRICS_PATH, PROBE_PATH, RELOAD_PATH, SCRAPE_TIMEOUT_HEADER } from '../interface';
+import { CONFIG_PATH, HEALTH_PATH, METRICS_PATH, PROBE_LOGS_PATH, PROBE_PATH, RELOAD_PATH, SCRAPE_TIMEOUT_HEADER } from '../interface';
 import type { Logger } from '../log';
 import { BUILD_INFO, CONFIG_RELOAD_SUCCESS, CONFIG_RELOAD_SUCCESS_TIME, MODULE_UNKNOWN } from '../metrics';
 import { EXPORTER_VERSION } from '../version';
@@ -90,9 +90,9 @@ export class Exporter {
         } catch (error) {
           return text(500, `Failed to reload config: ${(error as Error).message}\n`);
         }
-      case '/config':
+      case CONFIG_PATH:
         return send(200, 'text/plain; charset=utf-8', maskedConfigYaml(this.config));
-      case '/logs': {
+      case PROBE_LOGS_PATH: {
         const record = this.history.get(Number(url.searchParams.get('id')));
         return record ? text(200, record.debugOutput) : text(404, 'Probe not found; it may have left the history\n');
       }

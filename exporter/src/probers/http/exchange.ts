@@ -12,22 +12,8 @@ import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'n
 import type { Readable } from 'node:stream';
 import type { ProbeDeadline } from '../types';
 import { beforeDeadline } from '../shared/deadline';
+import type { Resources } from '../shared/resources';
 import type { HeaderList } from './request';
-
-/** Anything the probe must tear down when it is over. */
-export class Resources {
-  private readonly items = new Set<{ destroy(): void }>();
-
-  add<T extends { destroy(): void }>(item: T): T {
-    this.items.add(item);
-    return item;
-  }
-
-  destroyAll(): void {
-    for (const item of this.items) item.destroy();
-    this.items.clear();
-  }
-}
 
 /** Instants (performance.now()) of one request, as upstream's client trace records them. */
 export interface Timings {
