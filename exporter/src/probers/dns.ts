@@ -23,6 +23,7 @@ import { resolveTargetAddress } from './shared/address';
 import { portNumber, splitHostPort } from './shared/host-port';
 import { beforeDeadline } from './shared/deadline';
 import { recordText, type DecodedRecord } from './shared/dns-record-text';
+import { Resources } from './shared/resources';
 import { openStream, type Endpoint } from './shared/stream';
 import { tlsConnectionOptions } from './shared/tls';
 import type { ProbeDeadline, ProbeLogger, Prober } from './types';
@@ -95,20 +96,20 @@ async function exchangeStream(
 ): Promise<Buffer> {
   const started = performance.now();
   const tlsOptions = tls ? await tlsConnectionOptions(tls.settings.tls_config, tls.serverName) : undefined;
-  const stream = await openStream(deadline, endpoint, tlsOptions);
+  const resources = new Resources();
   try {
+    const socket = await openStream(deadline, endpoint, tlsOptions, resources);
     phases.connect = seconds(started);
     const requestStarted = performance.now();
     const length = Buffer.alloc(2);
     length.writeUInt16BE(query.length);
-    const response = beforeDeadline(deadline, 'request', readFramedMessage(stream.socket));
-    stream.socket.write(Buffer.concat([length, query]));
+    const response = beforeDeadline(deadline, 'request', readFramedMessage(socket));
+    socket.write(Buffer.concat([length, query]));
     const message = await response;
     phases.request = seconds(requestStarted);
     return message;
   } finally {
-    stream.socket.destroy();
-    stream.tcp.destroy();
+    resources.destroyAll();
   }
 }
 

@@ -2,7 +2,7 @@
  * The grpc prober: one grpc.health.v1.Health/Check call for the module's `service`; success when the
  * answer is SERVING. Each probe has its own channel, closed when the probe ends, whatever happened.
  */
-import { isIP, type Socket } from 'node:net';
+import { isIP } from 'node:net';
 import { connect as connectTls, createSecureContext, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import { CallCredentials, ChannelCredentials, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { Gauge } from 'prom-client';
@@ -11,6 +11,7 @@ import { GRPC_PHASES, PROBE_GRPC_DURATION, PROBE_GRPC_HEALTHCHECK_RESPONSE, PROB
 import { resolveTargetAddress } from './shared/address';
 import { HealthClient, SERVING_STATUSES, type HealthCheckResponse, type ServingStatus } from './shared/grpc-health';
 import { portNumber, splitHostPort } from './shared/host-port';
+import { Resources } from './shared/resources';
 import { recordTlsMetrics, tlsConnectionOptions } from './shared/tls';
 import type { Prober } from './types';
 
@@ -27,9 +28,8 @@ type SecureConnector = ReturnType<ChannelCredentials['_createSecureConnector']>;
  * part of grpc-js's typings.
  */
 class ProbeCredentials extends ChannelCredentials {
-  readonly sockets = new Set<Socket>();
-
   constructor(
+    private readonly resources: Resources,
     private readonly tls: ConnectionOptions | undefined,
     private readonly onSecure: (socket: TLSSocket) => void = () => undefined,
   ) {
@@ -47,7 +47,7 @@ class ProbeCredentials extends ChannelCredentials {
   _createSecureConnector(): SecureConnector {
     return {
       connect: (socket) => {
-        this.sockets.add(socket);
+        this.resources.add(socket);
         const tls = this.tls;
         if (!tls) return Promise.resolve({ socket, secure: false });
         return new Promise((resolve, reject) => {
@@ -59,19 +59,13 @@ class ProbeCredentials extends ChannelCredentials {
             this.onSecure(secured);
             resolve({ socket: secured, secure: true });
           });
-          this.sockets.add(secured);
-          secured.on('error', reject);
+          this.resources.add(secured).on('error', reject);
         });
       },
       waitForReady: () => Promise.resolve(),
       getCallCredentials: () => CallCredentials.createEmpty(),
       destroy: () => undefined,
     };
-  }
-
-  destroyAll(): void {
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
   }
 }
 
@@ -125,7 +119,8 @@ export const probeGrpc: Prober = async (deadline, target, module, registry, logg
       return false;
     }
   }
-  const channelCredentials = new ProbeCredentials(tlsOptions, (socket) => {
+  const resources = new Resources();
+  const channelCredentials = new ProbeCredentials(resources, tlsOptions, (socket) => {
     tlsSocket = socket;
   });
 
@@ -163,7 +158,7 @@ export const probeGrpc: Prober = async (deadline, target, module, registry, logg
   } finally {
     if (cancel) deadline.signal.removeEventListener('abort', cancel);
     client.close();
-    channelCredentials.destroyAll();
+    resources.destroyAll();
   }
   durations.set({ phase: 'check' }, (performance.now() - checkStarted) / 1000);
 

@@ -12,7 +12,8 @@ import { PROBE_EXPECT_INFO, PROBE_FAILED_DUE_TO_BYTES, PROBE_FAILED_DUE_TO_REGEX
 import { resolveTargetAddress } from './shared/address';
 import { beforeDeadline } from './shared/deadline';
 import { portNumber, splitHostPort } from './shared/host-port';
-import { openStream, secureStream, type OpenStream } from './shared/stream';
+import { Resources } from './shared/resources';
+import { openStream, secureStream } from './shared/stream';
 import { recordTlsMetrics, tlsConnectionOptions } from './shared/tls';
 import type { ProbeDeadline, ProbeLogger, Prober } from './types';
 
@@ -104,22 +105,33 @@ function gauge(registry: Registry, definition: { name: string; help: string }): 
 interface Connection {
   socket: Socket;
   reader: StreamReader;
+  /** Every socket of the probe (TCP, TLS on it, TLS after starttls), destroyed when it ends. */
+  readonly resources: Resources;
 }
 
-async function dial(deadline: ProbeDeadline, host: string, port: number, settings: TcpProbe, registry: Registry, logger: ProbeLogger): Promise<OpenStream> {
+async function dial(
+  deadline: ProbeDeadline,
+  host: string,
+  port: number,
+  settings: TcpProbe,
+  registry: Registry,
+  logger: ProbeLogger,
+  resources: Resources,
+): Promise<Socket> {
   const resolved = await resolveTargetAddress(host, settings, deadline, registry, logger);
   if (settings.source_ip_address) logger.info('Using local address', { srcIP: settings.source_ip_address });
   const tlsOptions = settings.tls ? await tlsConnectionOptions(settings.tls_config, host) : undefined;
   logger.info(settings.tls ? 'Dialing TCP with TLS' : 'Dialing TCP without TLS', { address: resolved.address, port });
-  const stream = await openStream(deadline, { address: resolved.address, port, family: resolved.family, source: settings.source_ip_address }, tlsOptions);
-  if (tlsOptions) recordTlsMetrics(stream.socket as TLSSocket, registry, !settings.tls_config.insecure_skip_verify, TCP_TLS_METRICS);
-  return stream;
+  const endpoint = { address: resolved.address, port, family: resolved.family, source: settings.source_ip_address };
+  const socket = await openStream(deadline, endpoint, tlsOptions, resources);
+  if (tlsOptions) recordTlsMetrics(socket as TLSSocket, registry, !settings.tls_config.insecure_skip_verify, TCP_TLS_METRICS);
+  return socket;
 }
 
 async function startTls(connection: Connection, deadline: ProbeDeadline, host: string, settings: TcpProbe, registry: Registry): Promise<void> {
   const options = await tlsConnectionOptions(settings.tls_config, host);
   connection.reader.detach();
-  const secured = await secureStream(deadline, 'starttls', connection.socket, options);
+  const secured = await secureStream(deadline, 'starttls', connection.socket, options, connection.resources);
   connection.socket = secured;
   connection.reader = new StreamReader(secured);
   recordTlsMetrics(secured, registry, !settings.tls_config.insecure_skip_verify, TCP_TLS_METRICS);
@@ -207,11 +219,10 @@ export const probeTcp: Prober = async (deadline, target, module, registry, logge
     logger.error('Error splitting target address and port', { target, err: 'the target must be host:port' });
     return false;
   }
-  let dialed: OpenStream | undefined;
-  let connection: Connection | undefined;
+  const resources = new Resources();
   try {
-    dialed = await dial(deadline, split.host, port, settings, registry, logger);
-    connection = { socket: dialed.socket, reader: new StreamReader(dialed.socket) };
+    const socket = await dial(deadline, split.host, port, settings, registry, logger, resources);
+    const connection: Connection = { socket, reader: new StreamReader(socket), resources };
     logger.info('Successfully dialed');
     const work = queryResponses(connection, steps, deadline, split.host, settings, registry, logger, failedDueToRegex, failedDueToBytes);
     return await beforeDeadline(deadline, 'query_response', work);
@@ -219,9 +230,6 @@ export const probeTcp: Prober = async (deadline, target, module, registry, logge
     logger.error('Error during TCP probe', { err: (error as Error).message });
     return false;
   } finally {
-    // Every layer: after tls or starttls a TLS socket wraps the TCP one.
-    connection?.socket.destroy();
-    dialed?.socket.destroy();
-    dialed?.tcp.destroy();
+    resources.destroyAll();
   }
 };
