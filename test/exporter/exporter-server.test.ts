@@ -177,8 +177,16 @@ describe('other endpoints', () => {
     expect(lines[0]).toMatch(/^ts=\S+ level=warn msg=loud field="a value"$/);
   });
 
+  it('shows targets with credentials masked on the status page and in debug output', async () => {
+    const withPassword = `${targetUrl.replace('http://', 'http://user:url-s3cret@')}/`;
+    const debug = await get(`/probe?module=http_2xx&target=${encodeURIComponent(withPassword)}&debug=true`);
+    expect(debug.text).not.toContain('url-s3cret');
+    expect(debug.text).toContain('user:<secret>@');
+    expect((await get('/')).text).not.toContain('url-s3cret');
+  });
+
   it('never logs secrets', () => {
-    expect(logLines.join('\n')).not.toContain('top-s3cret');
+    expect(logLines.join('\n')).not.toMatch(/top-s3cret|url-s3cret/);
   });
 });
 

@@ -241,6 +241,12 @@ describe('http prober over HTTP/1.1', () => {
     expect((await runProbe(withHttp(`bearer_token_file: ${join(dir, 'credentials')}`), want('Bearer tok-file'))).success).toBe(true);
   });
 
+  it('credentials in the target URL become basic auth', async () => {
+    const basic = `Basic ${Buffer.from('user:s3cret').toString('base64')}`;
+    const target = `http://user:s3cret@127.0.0.1:${port(plain)}/auth?want=${encodeURIComponent(basic)}`;
+    expect((await runProbe(ip4, target)).success).toBe(true);
+  });
+
   it('fails clearly, without connecting, when a credentials file is missing', async () => {
     const run = await runProbe(withHttp('bearer_token_file: /nonexistent/token'), `${base}/ok`);
     expect(run.success).toBe(false);

@@ -13,7 +13,8 @@ const SECRET_FIELDS = new Set(['password', 'credentials', 'bearer_token', 'clien
 
 const CREDENTIAL_HEADER = /auth|token|secret|key|cookie|password|session/i;
 
-function maskUrl(text: string): string {
+/** A URL with its password (userinfo) replaced by <secret>; other text unchanged. */
+export function maskUrl(text: string): string {
   try {
     const url = new URL(text);
     if (url.password === '') return text;

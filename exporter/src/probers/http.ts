@@ -214,6 +214,11 @@ export const probeHttp: Prober = async (deadline, target, module, registry, logg
     let serverName: string;
     try {
       request = await requestContent(http, EXPORTER_USER_AGENT, options.hostname);
+      // Credentials in the target URL become basic auth unless the module sets its own, as Go's client does.
+      if (request.authorization === undefined && (targetUrl.username !== '' || targetUrl.password !== '')) {
+        const userinfo = `${decodeURIComponent(targetUrl.username)}:${decodeURIComponent(targetUrl.password)}`;
+        request = { ...request, authorization: `Basic ${Buffer.from(userinfo).toString('base64')}` };
+      }
       // Upstream checks the certificate against server_name, else the Host header, else the target host.
       serverName = http.tls_config.server_name || request.host?.replace(/:\d+$/, '') || targetHost;
       // Reading the TLS files now turns a missing ca_file into a clear failure before any connection.

@@ -6,7 +6,7 @@
 import { Counter, Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
 import { stringify } from 'yaml';
 import { parseDuration } from '../config/duration';
-import { maskModule } from '../config/mask';
+import { maskModule, maskUrl } from '../config/mask';
 import type { Config, Module } from '../config/schema';
 import { PROBE_DURATION, PROBE_SUCCESS } from '../metrics';
 import { PROBERS } from '../probers';
@@ -85,7 +85,9 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
     }
   }
 
-  const probeLog = new ProbeLog(context.log, { module: moduleName, target });
+  // A target may carry credentials (https://user:password@host/); logs and history show it masked.
+  const shownTarget = maskUrl(target);
+  const probeLog = new ProbeLog(context.log, { module: moduleName, target: shownTarget });
   probeLog.info('Beginning probe', { probe: module.prober, timeout_seconds: timeoutSeconds });
   const registry = new Registry();
   // Probers see one registry type; the format is only the handler's business.
@@ -111,7 +113,7 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
 
   const metricsText = await registry.metrics();
   const debug = debugText(probeLog.text(), metricsText, module);
-  context.history.add({ module: moduleName, target, success, debugOutput: debug });
+  context.history.add({ module: moduleName, target: shownTarget, success, debugOutput: debug });
   if (params.get('debug') === 'true') return { status: 200, contentType: 'text/plain; charset=utf-8', body: debug };
   return { status: 200, contentType: registry.contentType, body: metricsText };
 }
