@@ -1,4 +1,5 @@
 /** What a test process holds open, to show that a probe left nothing behind. */
+import { readdirSync } from 'node:fs';
 
 /** Sockets and servers this process holds (libuv handles Node lists), to show a probe left none behind. */
 export function openHandles(): string[] {
@@ -17,4 +18,9 @@ export function handlesAdded(before: readonly string[], after: readonly string[]
     remaining.splice(index, 1);
     return false;
   });
+}
+
+/** Descriptors this process has open (sockets of native addons included, which Node does not list). */
+export function openDescriptors(): number {
+  return readdirSync('/proc/self/fd').length;
 }
