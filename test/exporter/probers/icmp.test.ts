@@ -185,11 +185,11 @@ describePrivileges('icmp prober under other privileges and networks (child proce
     }
   });
 
-  it('sets the do-not-fragment bit with dont_fragment (a 1500-byte MTU namespace)', () => {
+  it.each(['127.0.0.1', '::1'])('does not fragment %s with dont_fragment (a 1500-byte MTU namespace)', (target) => {
     const setup = 'ip link set lo up mtu 1500';
-    const fragmented = probeInChild({ namespace: true, setup, dropNetRaw: false }, '127.0.0.1', { payload_size: 2000 });
+    const fragmented = probeInChild({ namespace: true, setup, dropNetRaw: false }, target, { payload_size: 2000 });
     expect(fragmented.success).toBe(true);
-    const refused = probeInChild({ namespace: true, setup, dropNetRaw: false }, '127.0.0.1', { payload_size: 2000, dont_fragment: true });
+    const refused = probeInChild({ namespace: true, setup, dropNetRaw: false }, target, { payload_size: 2000, dont_fragment: true });
     expect(refused.success).toBe(false);
     expect(refused.log).toMatch(/Error writing to socket.*EMSGSIZE/);
   });
