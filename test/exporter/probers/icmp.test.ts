@@ -141,15 +141,28 @@ interface ChildRun extends ProbeRun {
   readonly descriptorsLeft: number;
 }
 
+/** The user `nobody`, to run a probe without root. */
+const NOBODY = 65534;
+
 /**
  * Runs the probe in a child process: `setup` (shell) runs first, in a fresh network namespace when
- * `namespace`, and the probe then runs without CAP_NET_RAW when `dropNetRaw`.
+ * `namespace`; the probe then runs without CAP_NET_RAW when `dropNetRaw`, or as user nobody when
+ * `nobody` is set, with CAP_NET_RAW as an ambient capability when `nobody.netRaw`.
  */
-function probeInChild(options: { namespace: boolean; setup?: string; dropNetRaw: boolean }, target: string, icmp: IcmpSettings, timeoutMs = 2000): ChildRun {
+function probeInChild(
+  options: { namespace: boolean; setup?: string; dropNetRaw: boolean; nobody?: { netRaw: boolean } },
+  target: string,
+  icmp: IcmpSettings,
+  timeoutMs = 2000,
+): ChildRun {
   const tsx = join(__dirname, '../../../node_modules/.bin/tsx');
   const child = join(__dirname, '../../support/icmp-probe-child.ts');
   let command = [tsx, child, target, JSON.stringify(icmp), String(timeoutMs)].map(quote).join(' ');
   if (options.dropNetRaw) command = `/usr/bin/setpriv --bounding-set=-net_raw -- ${command}`;
+  if (options.nobody) {
+    const capabilities = options.nobody.netRaw ? '--inh-caps=+net_raw --ambient-caps=+net_raw ' : '';
+    command = `/usr/bin/setpriv --reuid=${NOBODY} --regid=${NOBODY} --clear-groups ${capabilities}-- ${command}`;
+  }
   const script = `${options.setup ? `${options.setup} && ` : ''}exec ${command}`;
   const argv = options.namespace ? ['/usr/bin/unshare', '-n', 'sh', '-c', script] : ['sh', '-c', script];
   return JSON.parse(execFileSync(argv[0], argv.slice(1), { encoding: 'utf8', timeout: 30000 })) as ChildRun;
@@ -174,6 +187,23 @@ describePrivileges('icmp prober under other privileges and networks (child proce
     const run = probeInChild({ namespace: false, dropNetRaw: true }, '127.0.0.1', {});
     expect(run.success).toBe(false);
     expect(run.log).toMatch(/level=error msg="Error listening to socket" err=".*CAP_NET_RAW.*ping_group_range/);
+  });
+
+  // The child runs this checkout's files as nobody: only where they are readable to others (not under /root, say).
+  const nobodyCanRead = (() => {
+    try {
+      execFileSync('/usr/bin/setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--', 'test', '-r', join(__dirname, '../../support/icmp-probe-child.ts')]);
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  (nobodyCanRead ? it : it.skip)('works for a user other than root given CAP_NET_RAW, and fails for one without it', () => {
+    const granted = probeInChild({ namespace: false, dropNetRaw: false, nobody: { netRaw: true } }, '127.0.0.1', {});
+    expect([granted.success, granted.log]).toEqual([true, expect.stringMatching(/raw=true/)]);
+    const refused = probeInChild({ namespace: false, dropNetRaw: false, nobody: { netRaw: false } }, '127.0.0.1', {});
+    expect(refused.success).toBe(false);
+    expect(refused.log).toMatch(/CAP_NET_RAW.*ping_group_range including group 65534/);
   });
 
   it('uses an unprivileged ping socket where net.ipv4.ping_group_range allows it', () => {
