@@ -47,3 +47,34 @@ export const CONFIG_RELOAD_SUCCESS = metric('blackbox_exporter_config_last_reloa
 export const CONFIG_RELOAD_SUCCESS_TIME = metric('blackbox_exporter_config_last_reload_success_timestamp_seconds', 'Unix time of the last successful config reload');
 export const MODULE_UNKNOWN = metric('blackbox_module_unknown_total', 'Probes that asked for a module the config does not have');
 export const BUILD_INFO = metric('blackbox_exporter_build_info', 'Constant 1, labelled with the exporter version and runtime');
+
+/** Set by the tcp prober. */
+export const PROBE_FAILED_DUE_TO_BYTES = metric('probe_failed_due_to_bytes', 'Whether an expect_bytes check failed the probe');
+export const PROBE_EXPECT_INFO = metric('probe_expect_info', 'Constant 1, labelled with what query_response captured from the target');
+
+/** Set by the dns prober. */
+export const PROBE_DNS_DURATION = metric('probe_dns_duration_seconds', 'Time spent in each phase of the DNS query, in seconds');
+export const PROBE_DNS_ANSWER_RRS = metric('probe_dns_answer_rrs', 'Number of records in the answer section');
+export const PROBE_DNS_AUTHORITY_RRS = metric('probe_dns_authority_rrs', 'Number of records in the authority section');
+export const PROBE_DNS_ADDITIONAL_RRS = metric('probe_dns_additional_rrs', 'Number of records in the additional section');
+export const PROBE_DNS_QUERY_SUCCEEDED = metric('probe_dns_query_succeeded', 'Whether a response arrived (1), whatever its content');
+export const PROBE_DNS_SERIAL = metric('probe_dns_serial', 'Serial of the zone, from the SOA record of an SOA query');
+
+/** The phases of probe_dns_duration_seconds, always all present. */
+export const DNS_PHASES = ['resolve', 'connect', 'request'] as const;
+
+/** Set by the icmp prober. */
+export const PROBE_ICMP_DURATION = metric('probe_icmp_duration_seconds', 'Time spent in each phase of the ICMP echo, in seconds');
+export const PROBE_ICMP_REPLY_HOP_LIMIT = metric('probe_icmp_reply_hop_limit', 'TTL (IPv4) or hop limit (IPv6) of the echo reply');
+
+/** The phases of probe_icmp_duration_seconds, always all present. */
+export const ICMP_PHASES = ['resolve', 'setup', 'rtt'] as const;
+
+/** Set by the grpc prober. */
+export const PROBE_GRPC_DURATION = metric('probe_grpc_duration_seconds', 'Time spent in each phase of the gRPC health check, in seconds');
+export const PROBE_GRPC_SSL = metric('probe_grpc_ssl', 'Whether the health check was answered over TLS');
+export const PROBE_GRPC_STATUS_CODE = metric('probe_grpc_status_code', 'gRPC status code of the health check call (0 is OK)');
+export const PROBE_GRPC_HEALTHCHECK_RESPONSE = metric('probe_grpc_healthcheck_response', 'Serving status the health check answered: 1 for the one given, 0 for the others');
+
+/** The phases of probe_grpc_duration_seconds, always all present: upstream names them resolve and check. */
+export const GRPC_PHASES = ['resolve', 'check'] as const;

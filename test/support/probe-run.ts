@@ -1,5 +1,7 @@
 /** Running one prober in-process against a module written as YAML, the way the handler would. */
 import { Registry } from 'prom-client';
+import { stringify } from 'yaml';
+import type { ModuleInput } from '../../exporter/src/config/schema';
 import { parseConfig } from '../../exporter/src/config/load';
 import { Logger, ProbeLog } from '../../exporter/src/log';
 import { PROBERS } from '../../exporter/src/probers';
@@ -30,4 +32,9 @@ export async function runProbe(moduleYaml: string, target: string, options: Prob
   } finally {
     deadline.cancel();
   }
+}
+
+/** Probes `target` with `module` given as an object (as the config's YAML would say it). */
+export function runModule(module: ModuleInput, target: string, options: ProbeOptions & { timeoutMs?: number; configDir?: string } = {}): Promise<ProbeRun> {
+  return runProbe(stringify(module), target, options);
 }

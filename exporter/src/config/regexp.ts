@@ -58,3 +58,17 @@ export function compileGoRegexp(source: string): RegExp {
     throw new RegexpError((error as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /, ''));
   }
 }
+
+/**
+ * Go's Regexp.Expand: `$1`, `${1}`, `$name`, `${name}` are replaced by the capture (empty when it did
+ * not take part or does not exist), `$$` by `$`; a `$` not followed by a valid reference stays as is.
+ * As in Go, `$1x` names the group "1x", so `${1}x` is how a digit is followed by text.
+ */
+export function expandGoTemplate(template: string, match: RegExpExecArray): string {
+  return template.replace(/\$(\$|\{([A-Za-z0-9_]+)\}|([A-Za-z0-9_]+))/g, (whole, _reference: string, braced?: string, bare?: string) => {
+    if (whole === '$$') return '$';
+    const name = braced ?? bare ?? '';
+    if (/^[0-9]+$/.test(name)) return match[Number(name)] ?? '';
+    return match.groups?.[name] ?? '';
+  });
+}

@@ -115,10 +115,15 @@ export const httpProbeSchema = z.strictObject({
 });
 
 const queryResponseSchema = z.strictObject({
+  /** Read lines until one matches; its captures fill `${1}`/`${name}` in `send` and in label values. */
   expect: regexp.optional(),
+  /** Read exactly these bytes next and fail when they differ. */
   expect_bytes: z.string().optional(),
-  labels: z.array(z.strictObject({ name: z.string(), value: z.string() })).optional(),
+  /** probe_expect_info labels, values expanded from `expect`'s captures. */
+  labels: z.array(z.strictObject({ name: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a Prometheus label name'), value: z.string() })).optional(),
+  /** A line to write, a newline added. */
   send: z.string().optional(),
+  /** Upgrade the connection to TLS (tls_config applies) after this step. */
   starttls: z.boolean().default(false),
 });
 
@@ -130,12 +135,16 @@ export const tcpProbeSchema = z.strictObject({
   tls_config: tlsConfigSchema.default({ insecure_skip_verify: false }),
 });
 
+/** Upstream's default TTL for echo requests (the Linux default too). */
+export const DEFAULT_ICMP_TTL = 64;
+
 export const icmpProbeSchema = z.strictObject({
   ...ipProtocolFields,
   source_ip_address: z.string().optional(),
+  /** Bytes of echo payload; 0 sends upstream's 28-byte text. */
   payload_size: z.number().int().min(0).max(65_000).optional(),
   dont_fragment: z.boolean().default(false),
-  ttl: z.number().int().min(0).max(255).optional(),
+  ttl: z.number().int().min(0, 'must be between 0 and 255').max(255, 'must be between 0 and 255').default(DEFAULT_ICMP_TTL),
 });
 
 const rrValidatorSchema = z.strictObject({
@@ -147,23 +156,41 @@ const rrValidatorSchema = z.strictObject({
 
 export const DNS_QUERY_TYPES = ['A', 'AAAA', 'MX', 'TXT', 'SOA', 'NS', 'CNAME', 'SRV', 'PTR', 'ANY'] as const;
 
-export const dnsProbeSchema = z.strictObject({
-  ...ipProtocolFields,
-  dns_over_tls: z.boolean().default(false),
-  tls_config: tlsConfigSchema.default({ insecure_skip_verify: false }),
-  source_ip_address: z.string().optional(),
-  transport_protocol: z.enum(['udp', 'tcp']).default('udp'),
-  query_class: z.string().default('IN'),
-  query_name: z.string(),
-  query_type: z.enum(DNS_QUERY_TYPES).default('ANY'),
-  recursion_desired: z.boolean().default(true),
-  valid_rcodes: z.array(z.string()).default(['NOERROR']),
-  validate_answer_rrs: rrValidatorSchema.optional(),
-  validate_authority_rrs: rrValidatorSchema.optional(),
-  validate_additional_rrs: rrValidatorSchema.optional(),
-});
+/** Query classes a query can carry (the wire library has no name for class NONE, so it is not offered). */
+export const DNS_QUERY_CLASSES = ['IN', 'CS', 'CH', 'HS', 'ANY'] as const;
+
+/**
+ * The rcode names upstream accepts in valid_rcodes. No EDNS0 is sent, so only the first eleven (4-bit)
+ * can come back; the extended ones are accepted so that upstream configs load unchanged.
+ */
+export const DNS_RCODES = [
+  'NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED', 'YXDOMAIN', 'YXRRSET', 'NXRRSET', 'NOTAUTH', 'NOTZONE',
+  'BADSIG', 'BADVERS', 'BADKEY', 'BADTIME', 'BADMODE', 'BADNAME', 'BADALG', 'BADTRUNC', 'BADCOOKIE',
+] as const;
+
+export const dnsProbeSchema = z
+  .strictObject({
+    ...ipProtocolFields,
+    dns_over_tls: z.boolean().default(false),
+    tls_config: tlsConfigSchema.default({ insecure_skip_verify: false }),
+    source_ip_address: z.string().optional(),
+    transport_protocol: z.enum(['udp', 'tcp']).default('udp'),
+    query_class: z.enum(DNS_QUERY_CLASSES).default('IN'),
+    query_name: z.string({ error: 'query name must be set for DNS module' }).min(1, 'query name must be set for DNS module'),
+    query_type: z.enum(DNS_QUERY_TYPES).default('ANY'),
+    recursion_desired: z.boolean().default(true),
+    valid_rcodes: z.array(z.enum(DNS_RCODES)).default(['NOERROR']),
+    validate_answer_rrs: rrValidatorSchema.optional(),
+    validate_authority_rrs: rrValidatorSchema.optional(),
+    validate_additional_rrs: rrValidatorSchema.optional(),
+  })
+  .refine((dns) => !dns.dns_over_tls || dns.transport_protocol === 'tcp', {
+    message: 'dns_over_tls needs transport_protocol: tcp',
+    path: ['transport_protocol'],
+  });
 
 export const grpcProbeSchema = z.strictObject({
+  /** The service name sent in the health check; empty asks about the server as a whole. */
   service: z.string().default(''),
   tls: z.boolean().default(false),
   tls_config: tlsConfigSchema.default({ insecure_skip_verify: false }),
@@ -193,6 +220,8 @@ export type HttpProbe = z.output<typeof httpProbeSchema>;
 export type TcpProbe = z.output<typeof tcpProbeSchema>;
 export type IcmpProbe = z.output<typeof icmpProbeSchema>;
 export type DnsProbe = z.output<typeof dnsProbeSchema>;
+export type DnsRrValidator = z.output<typeof rrValidatorSchema>;
+export type QueryResponse = z.output<typeof queryResponseSchema>;
 export type GrpcProbe = z.output<typeof grpcProbeSchema>;
 export type TlsConfig = z.output<typeof tlsConfigSchema>;
 export type ConfigInput = z.input<typeof configSchema>;

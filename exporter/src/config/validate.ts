@@ -17,8 +17,6 @@ const UNSUPPORTED_HTTP_FIELDS = ['oauth2', 'no_proxy', 'proxy_from_environment']
 /** Headers that http_headers may not set: each has its own field, or is the transport's business. */
 const RESERVED_HEADERS = ['authorization', 'host', 'content-length', 'transfer-encoding', 'connection', 'upgrade'];
 
-const DNS_CLASSES = ['IN', 'CH', 'HS', 'NONE', 'ANY'];
-
 type Problems = ConfigProblem[];
 
 function checkRegexp(problems: Problems, path: ReadonlyArray<string | number>, source: string): void {
@@ -109,7 +107,6 @@ export function validateModule(name: string, module: Module): ConfigProblem[] {
   });
   if (module.prober === 'dns' && module.dns === undefined) problems.push({ path: [...base, 'prober'], message: 'a dns module needs dns.query_name' });
   if (module.dns) {
-    if (!DNS_CLASSES.includes(module.dns.query_class)) problems.push({ path: [...base, 'dns', 'query_class'], message: `query class ${module.dns.query_class} is not one of ${DNS_CLASSES.join(', ')}` });
     for (const section of ['validate_answer_rrs', 'validate_authority_rrs', 'validate_additional_rrs'] as const) {
       const validator = module.dns[section];
       if (!validator) continue;

@@ -92,30 +92,49 @@ function dnsNames(subjectAltName: string | undefined): string {
 }
 
 /**
- * Registers and sets the TLS metrics of an established connection: probe_ssl_earliest_cert_expiry,
- * probe_ssl_last_chain_expiry_timestamp_seconds, probe_ssl_last_chain_info, probe_tls_version_info and
- * probe_tls_cipher_info. `verified` says whether the chain was verified (not insecure_skip_verify).
+ * The TLS metrics a prober reports beyond the three every prober has (earliest expiry, leaf certificate,
+ * version). Upstream's probers differ here: http reports both, tcp no cipher, grpc neither; the metric
+ * names of each prober are kept as upstream's.
  */
-export function recordTlsMetrics(socket: TLSSocket, registry: Registry, verified: boolean): void {
+export interface OptionalTlsMetrics {
+  readonly lastChainExpiry: boolean;
+  readonly cipher: boolean;
+}
+
+const ALL_TLS_METRICS: OptionalTlsMetrics = { lastChainExpiry: true, cipher: true };
+
+/**
+ * Registers and sets the TLS metrics of an established connection: probe_ssl_earliest_cert_expiry,
+ * probe_ssl_last_chain_info, probe_tls_version_info, and (as `optional` says, by default both)
+ * probe_ssl_last_chain_expiry_timestamp_seconds and probe_tls_cipher_info. `verified` says whether the
+ * chain was verified (not insecure_skip_verify).
+ */
+export function recordTlsMetrics(socket: TLSSocket, registry: Registry, verified: boolean, optional: OptionalTlsMetrics = ALL_TLS_METRICS): void {
   const chain = peerChain(socket);
   const earliest = new Gauge({ name: PROBE_SSL_EARLIEST_CERT_EXPIRY.name, help: PROBE_SSL_EARLIEST_CERT_EXPIRY.help, registers: [registry] });
   const version = new Gauge({ name: PROBE_TLS_VERSION_INFO.name, help: PROBE_TLS_VERSION_INFO.help, labelNames: ['version'], registers: [registry] });
-  const lastChain = new Gauge({ name: PROBE_SSL_LAST_CHAIN_EXPIRY.name, help: PROBE_SSL_LAST_CHAIN_EXPIRY.help, registers: [registry] });
+  const lastChain = optional.lastChainExpiry
+    ? new Gauge({ name: PROBE_SSL_LAST_CHAIN_EXPIRY.name, help: PROBE_SSL_LAST_CHAIN_EXPIRY.help, registers: [registry] })
+    : undefined;
   const info = new Gauge({
     name: PROBE_SSL_LAST_CHAIN_INFO.name,
     help: PROBE_SSL_LAST_CHAIN_INFO.help,
     labelNames: ['fingerprint_sha256', 'subject', 'issuer', 'subjectalternative'],
     registers: [registry],
   });
-  const cipher = new Gauge({ name: PROBE_TLS_CIPHER_INFO.name, help: PROBE_TLS_CIPHER_INFO.help, labelNames: ['cipher'], registers: [registry] });
+  const cipher = optional.cipher
+    ? new Gauge({ name: PROBE_TLS_CIPHER_INFO.name, help: PROBE_TLS_CIPHER_INFO.help, labelNames: ['cipher'], registers: [registry] })
+    : undefined;
 
   const expiries = chain.map(expirySeconds);
   earliest.set(expiries.length > 0 ? Math.min(...expiries) : 0);
-  lastChain.set(verified && socket.authorized && expiries.length > 0 ? Math.min(...expiries) : UNVERIFIED_CHAIN_EXPIRY);
+  lastChain?.set(verified && socket.authorized && expiries.length > 0 ? Math.min(...expiries) : UNVERIFIED_CHAIN_EXPIRY);
   const protocol = socket.getProtocol() ?? '';
   version.set({ version: VERSION_LABELS[protocol] ?? 'unknown' }, 1);
-  const negotiated = socket.getCipher();
-  cipher.set({ cipher: negotiated.standardName ?? negotiated.name }, 1);
+  if (cipher) {
+    const negotiated = socket.getCipher();
+    cipher.set({ cipher: negotiated.standardName ?? negotiated.name }, 1);
+  }
 
   const leaf = chain[0];
   if (leaf) {

@@ -1,0 +1,191 @@
+/**
+ * The icmp prober: one echo request to the target, success when the matching echo reply arrives before
+ * the deadline. As upstream on Linux, it tries the kernel's unprivileged ping socket first and a raw
+ * socket (root or CAP_NET_RAW) second; without either the probe fails with a line saying what is missing.
+ */
+import { Gauge } from 'prom-client';
+import type { IcmpProbe } from '../config/schema';
+import { icmpProbeSchema } from '../config/schema';
+import { ICMP_PHASES, PROBE_ICMP_DURATION, PROBE_ICMP_REPLY_HOP_LIMIT } from '../metrics';
+import { resolveTargetAddress } from './shared/address';
+import { openIcmpSocket, type IcmpFamily, type IcmpSocket, type IcmpSocketError } from './shared/icmp-socket';
+import type { ProbeDeadline, ProbeLogger, Prober } from './types';
+
+/** The payload upstream sends, so that a capture of either exporter looks the same. */
+const PAYLOAD_TEXT = 'Prometheus Blackbox Exporter';
+
+const ECHO_REQUEST: Record<IcmpFamily, number> = { 4: 8, 6: 128 };
+const ECHO_REPLY: Record<IcmpFamily, number> = { 4: 0, 6: 129 };
+
+/** Identifies this process's echo requests on a raw socket, where every ICMP message of the host arrives. */
+const ECHO_IDENTIFIER = process.pid & 0xffff;
+let lastSequence = 0;
+
+function nextSequence(): number {
+  lastSequence = (lastSequence + 1) & 0xffff;
+  return lastSequence;
+}
+
+/** The RFC 1071 Internet checksum. ICMPv6 needs none from us: the kernel computes it over the pseudo-header. */
+function internetChecksum(bytes: Buffer): number {
+  let sum = 0;
+  for (let index = 0; index < bytes.length; index += 2) {
+    sum += (bytes[index] << 8) + (index + 1 < bytes.length ? bytes[index + 1] : 0);
+  }
+  while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
+  return ~sum & 0xffff;
+}
+
+export function echoPayload(payloadSize: number | undefined): Buffer {
+  if (!payloadSize) return Buffer.from(PAYLOAD_TEXT);
+  const payload = Buffer.alloc(payloadSize);
+  payload.write(PAYLOAD_TEXT.slice(0, payloadSize));
+  return payload;
+}
+
+export function echoRequest(family: IcmpFamily, identifier: number, sequence: number, payload: Buffer): Buffer {
+  const message = Buffer.alloc(8 + payload.length);
+  message[0] = ECHO_REQUEST[family];
+  message.writeUInt16BE(identifier, 4);
+  message.writeUInt16BE(sequence, 6);
+  payload.copy(message, 8);
+  if (family === 4) message.writeUInt16BE(internetChecksum(message), 2);
+  return message;
+}
+
+/** What identifies the reply to one echo request. */
+export interface ExpectedReply {
+  readonly family: IcmpFamily;
+  readonly from: string;
+  /** Undefined for a ping socket: the kernel rewrites the identifier and delivers only its own replies. */
+  readonly identifier: number | undefined;
+  readonly sequence: number;
+  readonly payload: Buffer;
+}
+
+/** Whether `message` from `from` is the echo reply awaited (a raw socket sees every ICMP message of the host). */
+export function isExpectedReply(message: Buffer, from: string, expected: ExpectedReply): boolean {
+  if (message.length < 8 || message[0] !== ECHO_REPLY[expected.family] || from !== expected.from) return false;
+  if (expected.identifier !== undefined && message.readUInt16BE(4) !== expected.identifier) return false;
+  return message.readUInt16BE(6) === expected.sequence && message.subarray(8).equals(expected.payload);
+}
+
+interface OpenedSocket {
+  readonly socket: IcmpSocket;
+  readonly raw: boolean;
+}
+
+const PERMISSION_ERRORS = new Set(['EPERM', 'EACCES']);
+
+/**
+ * A ping socket if the kernel allows one to this process's group (net.ipv4.ping_group_range), else a raw
+ * socket. Throws with the capability named when neither is allowed.
+ */
+function openEchoSocket(family: IcmpFamily, settings: IcmpProbe, onMessage: (message: Buffer, from: string, hopLimit: number, raw: boolean) => void, logger: ProbeLogger): OpenedSocket {
+  const common = { family, source: settings.source_ip_address, ttl: settings.ttl, dontFragment: settings.dont_fragment };
+  let pingError: IcmpSocketError;
+  try {
+    const socket = openIcmpSocket({ ...common, raw: false }, (message, from, hopLimit) => onMessage(message, from, hopLimit, false));
+    return { socket, raw: false };
+  } catch (error) {
+    pingError = error as IcmpSocketError;
+    logger.debug('Unprivileged ping socket refused, trying a raw socket', { err: pingError.message });
+  }
+  try {
+    const socket = openIcmpSocket({ ...common, raw: true }, (message, from, hopLimit) => onMessage(message, from, hopLimit, true));
+    return { socket, raw: true };
+  } catch (error) {
+    const rawError = error as IcmpSocketError;
+    if (PERMISSION_ERRORS.has(rawError.code ?? '') && PERMISSION_ERRORS.has(pingError.code ?? '')) {
+      const group = typeof process.getgid === 'function' ? process.getgid() : 'of this process';
+      throw new Error(
+        `ICMP needs the CAP_NET_RAW capability (or root) for a raw socket, or net.ipv4.ping_group_range including group ${group} for a ping socket; neither is granted (${rawError.message})`,
+      );
+    }
+    throw rawError;
+  }
+}
+
+export const probeIcmp: Prober = async (deadline, target, module, registry, logger) => {
+  const settings = module.icmp ?? icmpProbeSchema.parse({});
+  const durations = new Gauge({ name: PROBE_ICMP_DURATION.name, help: PROBE_ICMP_DURATION.help, labelNames: ['phase'], registers: [registry] });
+  for (const phase of ICMP_PHASES) durations.set({ phase }, 0);
+
+  let family: IcmpFamily;
+  let address: string;
+  try {
+    const resolved = await resolveTargetAddress(target, settings, deadline, registry, logger);
+    family = resolved.family;
+    address = resolved.address;
+    durations.set({ phase: 'resolve' }, resolved.lookupSeconds);
+  } catch (error) {
+    logger.warn('Error resolving address', { err: (error as Error).message });
+    return false;
+  }
+
+  const setupStarted = performance.now();
+  const sequence = nextSequence();
+  const payload = echoPayload(settings.payload_size);
+  let reply: ((hopLimit: number) => void) | undefined;
+  let identifier = ECHO_IDENTIFIER;
+
+  const onMessage = (message: Buffer, from: string, hopLimit: number, raw: boolean): void => {
+    const expected = { family, from: address, identifier: raw ? identifier : undefined, sequence, payload };
+    if (isExpectedReply(message, from, expected)) reply?.(hopLimit);
+  };
+
+  let opened: OpenedSocket;
+  try {
+    logger.info('Creating socket', { family: `ip${family}` });
+    opened = openEchoSocket(family, settings, onMessage, logger);
+  } catch (error) {
+    logger.error('Error listening to socket', { err: (error as Error).message });
+    return false;
+  }
+
+  try {
+    if (!opened.raw) identifier = opened.socket.localPort();
+    const request = echoRequest(family, identifier, sequence, payload);
+    durations.set({ phase: 'setup' }, (performance.now() - setupStarted) / 1000);
+    logger.info('Writing out packet', { seq: sequence, id: identifier, raw: opened.raw });
+    const rttStarted = performance.now();
+    const replied = waitForReply(deadline, (resolve) => {
+      reply = resolve;
+    });
+    try {
+      opened.socket.send(request, address);
+    } catch (error) {
+      logger.warn('Error writing to socket', { err: (error as Error).message });
+      reply?.(Number.NaN);
+      return false;
+    }
+    const hopLimit = await replied;
+    if (hopLimit === undefined) {
+      logger.warn('Timeout reading from socket', { seq: sequence });
+      return false;
+    }
+    durations.set({ phase: 'rtt' }, (performance.now() - rttStarted) / 1000);
+    if (hopLimit >= 0) {
+      const hopLimitGauge = new Gauge({ name: PROBE_ICMP_REPLY_HOP_LIMIT.name, help: PROBE_ICMP_REPLY_HOP_LIMIT.help, registers: [registry] });
+      hopLimitGauge.set(hopLimit);
+    }
+    logger.info('Found matching reply packet', { seq: sequence });
+    return true;
+  } finally {
+    opened.socket.close();
+  }
+};
+
+/** The hop limit of the reply, or undefined when the deadline passes first. */
+function waitForReply(deadline: ProbeDeadline, register: (resolve: (hopLimit: number) => void) => void): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const finish = (hopLimit: number | undefined): void => {
+      deadline.signal.removeEventListener('abort', onAbort);
+      resolve(hopLimit);
+    };
+    const onAbort = (): void => finish(undefined);
+    if (deadline.signal.aborted) return finish(undefined);
+    deadline.signal.addEventListener('abort', onAbort, { once: true });
+    register((hopLimit) => finish(Number.isNaN(hopLimit) ? undefined : hopLimit));
+  });
+}
