@@ -36,5 +36,6 @@ export async function runProbe(moduleYaml: string, target: string, options: Prob
 
 /** Probes `target` with `module` given as an object (as the config's YAML would say it). */
 export function runModule(module: ModuleInput, target: string, options: ProbeOptions & { timeoutMs?: number; configDir?: string } = {}): Promise<ProbeRun> {
-  return runProbe(stringify(module), target, options);
+  // Bytes (Uint8Array) are written as !!binary, as a config file would have them.
+  return runProbe(stringify(module, { customTags: ['binary'] }), target, options);
 }

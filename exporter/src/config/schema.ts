@@ -114,18 +114,26 @@ export const httpProbeSchema = z.strictObject({
   http_headers: z.record(z.string(), httpHeaderSchema).optional(),
 });
 
-const queryResponseSchema = z.strictObject({
-  /** Read lines until one matches; its captures fill `${1}`/`${name}` in `send` and in label values. */
-  expect: regexp.optional(),
-  /** Read exactly these bytes next and fail when they differ. */
-  expect_bytes: z.string().optional(),
-  /** probe_expect_info labels, values expanded from `expect`'s captures. */
-  labels: z.array(z.strictObject({ name: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a Prometheus label name'), value: z.string() })).optional(),
-  /** A line to write, a newline added. */
-  send: z.string().optional(),
-  /** Upgrade the connection to TLS (tls_config applies) after this step. */
-  starttls: z.boolean().default(false),
-});
+/** Text, or bytes written in YAML as `!!binary <base64>` (upstream's example sends a PostgreSQL SSLRequest so). */
+const textOrBytes = z.union([z.string(), z.instanceof(Uint8Array)]);
+
+const queryResponseSchema = z
+  .strictObject({
+    /** Read lines until one matches; its captures fill `${1}`/`${name}` in `send` and in label values. */
+    expect: regexp.optional(),
+    /** Read exactly these bytes next and fail when they differ. */
+    expect_bytes: textOrBytes.optional(),
+    /** probe_expect_info labels, values expanded from `expect`'s captures. */
+    labels: z.array(z.strictObject({ name: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a Prometheus label name'), value: z.string() })).optional(),
+    /** A line to write, a newline added. */
+    send: textOrBytes.optional(),
+    /** Upgrade the connection to TLS (tls_config applies) after this step. */
+    starttls: z.boolean().default(false),
+  })
+  .refine((step) => step.expect === undefined || step.expect_bytes === undefined, {
+    message: 'expect and expect_bytes are mutually exclusive; split them into two steps',
+    path: ['expect_bytes'],
+  });
 
 export const tcpProbeSchema = z.strictObject({
   ...ipProtocolFields,

@@ -137,8 +137,23 @@ async function startTls(connection: Connection, deadline: ProbeDeadline, host: s
   recordTlsMetrics(secured, registry, !settings.tls_config.insecure_skip_verify, TCP_TLS_METRICS);
 }
 
-function write(socket: Socket, text: string): Promise<void> {
-  return new Promise((resolve, reject) => socket.write(`${text}\n`, 'utf8', (error) => (error ? reject(error) : resolve())));
+/** Writes `line` and a newline, as upstream's Fprintf("%s\n"). */
+function write(socket: Socket, line: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => socket.write(Buffer.concat([line, Buffer.from('\n')]), (error) => (error ? reject(error) : resolve())));
+}
+
+/** Text as UTF-8; `!!binary` bytes as they are. */
+function bytesOf(value: string | Uint8Array): Buffer {
+  return typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value);
+}
+
+/**
+ * `send` with `expect`'s captures expanded. Bytes are expanded as Latin-1 text, which maps each byte to
+ * one character and back, so the bytes around a `${1}` stay exactly as they were.
+ */
+function expandSend(send: string | Uint8Array, match: RegExpExecArray): Buffer {
+  if (typeof send === 'string') return Buffer.from(expandGoTemplate(send, match), 'utf8');
+  return Buffer.from(expandGoTemplate(Buffer.from(send).toString('latin1'), match), 'latin1');
 }
 
 /** Label names of probe_expect_info are the module's; one gauge serves every step that names the same ones. */
@@ -162,7 +177,7 @@ async function queryResponses(
 ): Promise<boolean> {
   for (const [index, step] of steps.entries()) {
     logger.info('Processing query response entry', { entry_number: index });
-    let send = step.send ?? '';
+    let send = bytesOf(step.send ?? '');
     if (step.expect !== undefined) {
       const pattern = compileGoRegexp(step.expect);
       let match: RegExpExecArray | null = null;
@@ -178,25 +193,25 @@ async function queryResponses(
       }
       logger.info('Regexp matched', { regexp: step.expect, line: line ?? '' });
       failedDueToRegex.set(0);
-      send = expandGoTemplate(send, match);
+      if (step.send !== undefined) send = expandSend(step.send, match);
       if (step.labels) expectInfo(registry, step.labels, match);
     }
     if (step.expect_bytes) {
-      const expected = Buffer.from(step.expect_bytes, 'utf8');
+      const expected = bytesOf(step.expect_bytes);
       const received = await connection.reader.bytes(expected.length);
       if (received.length < expected.length) {
-        logger.error('Read less data than expected', { expected: step.expect_bytes, bytes: received.toString('hex') });
+        logger.error('Read less data than expected', { expected: expected.toString('hex'), bytes: received.toString('hex') });
         return false;
       }
       if (!received.equals(expected)) {
         failedDueToBytes?.set(1);
-        logger.error('Bytes did not match', { expected: step.expect_bytes, bytes: received.toString('hex') });
+        logger.error('Bytes did not match', { expected: expected.toString('hex'), bytes: received.toString('hex') });
         return false;
       }
       failedDueToBytes?.set(0);
     }
-    if (send !== '') {
-      logger.debug('Sending line', { line: send });
+    if (send.length > 0) {
+      logger.debug('Sending line', { line: send.toString('utf8') });
       await write(connection.socket, send);
     }
     if (step.starttls) {

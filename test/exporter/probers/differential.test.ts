@@ -76,6 +76,8 @@ describeWithBinaries([REFERENCE_EXPORTER])('tcp, dns, icmp and grpc probers agai
         dns_tls_untrusted: dnsModule({ transport_protocol: 'tcp', dns_over_tls: true }),
         tcp_connect: tcpModule({}),
         tcp_dialogue: tcpModule({ query_response: [{ expect: '^220 (\\S+) ESMTP ready id=(\\w+)$', send: 'HELO ${1} ${2}' }, { expect: '^250 HELO probe\\.test abc123$', send: 'QUIT' }] }),
+        // Bytes written as !!binary in the YAML, as upstream's PostgreSQL example writes its SSLRequest.
+        tcp_binary_send: tcpModule({ query_response: [{ expect: '^220 ', send: new Uint8Array(Buffer.from('HELO bytes')) }, { expect: '^250 HELO bytes$' }] }),
         tcp_regexp_fails: tcpModule({ query_response: [{ send: 'QUIT' }, { expect: '^never$' }] }),
         tcp_starttls: tcpModule({ tls_config: ca, query_response: [{ expect: '^220 ', send: 'STARTTLS' }, { expect: '^220 ready', starttls: true }, { expect: '^250-secure' }] }),
         tcp_tls: tcpModule({ tls: true, tls_config: ca, query_response: [{ expect: '^220 ' }] }),
@@ -101,6 +103,7 @@ describeWithBinaries([REFERENCE_EXPORTER])('tcp, dns, icmp and grpc probers agai
       ['tcp_connect', 'tcp_connect', smtpTarget],
       ['tcp_refused', 'tcp_connect', '127.0.0.1:1'],
       ['tcp_dialogue', 'tcp_dialogue', smtpTarget],
+      ['tcp_binary_send', 'tcp_binary_send', smtpTarget],
       ['tcp_regexp_fails', 'tcp_regexp_fails', smtpTarget],
       ['tcp_starttls', 'tcp_starttls', smtpTarget],
       ['tcp_tls', 'tcp_tls', `localhost:${tlsLine.port}`],
@@ -118,7 +121,8 @@ describeWithBinaries([REFERENCE_EXPORTER])('tcp, dns, icmp and grpc probers agai
           ] as Array<[string, string, string]>)
         : []),
     ];
-    exporters = await startPair(stringify(config));
+    // Bytes (Uint8Array) are written as !!binary, which both exporters read.
+    exporters = await startPair(stringify(config, { customTags: ['binary'] }));
   });
 
   afterAll(async () => {

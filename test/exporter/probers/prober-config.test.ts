@@ -30,6 +30,7 @@ describe('prober config sections', () => {
     ['an rcode name that does not exist', 'dns', 'dns: { query_name: a, valid_rcodes: [NOTANRCODE] }', /modules\.m\.dns\.valid_rcodes\.0: /],
     ['dns_over_tls over udp', 'dns', 'dns: { query_name: a, dns_over_tls: true }', /modules\.m\.dns\.transport_protocol: dns_over_tls needs transport_protocol: tcp/],
     ['an unknown grpc field', 'grpc', 'grpc: { service: a, tls_confg: {} }', /unknown field "tls_confg" in modules\.m\.grpc/],
+    ['expect and expect_bytes in one step', 'tcp', 'tcp: { query_response: [{ expect: "^220", expect_bytes: "220" }] }', /query_response\.0\.expect_bytes: expect and expect_bytes are mutually exclusive/],
     ['a probe_expect_info label name Prometheus refuses', 'tcp', 'tcp: { query_response: [{ expect: "(.*)", labels: [{ name: "bad-name", value: "${1}" }] }] }', /labels\.0\.name: must be a Prometheus label name/],
   ])('refuses %s', (_name, prober, section, message) => {
     expect(problems(moduleWith(prober, section))).toMatch(message);

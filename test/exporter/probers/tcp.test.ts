@@ -1,7 +1,7 @@
 import type { ModuleInput } from '../../../exporter/src/config/schema';
 import { metricNames, metricValue } from '../../support/metrics-text';
 import { handlesAdded, openHandles } from '../../support/open-handles';
-import { runModule } from '../../support/probe-run';
+import { runModule, runProbe } from '../../support/probe-run';
 import { BANNER, startTcpTestServer, type TcpTestServer } from '../../support/tcp-test-server';
 import { makeTlsFixtures, type TlsFixtures } from '../../support/tls-fixtures';
 
@@ -75,6 +75,18 @@ describe('tcp prober', () => {
     expect(good.success).toBe(true);
     expect(metricValue(good.samples, 'probe_failed_due_to_bytes')).toBe(0);
     const bad = await probe(plain, { query_response: [{ expect_bytes: '220 other' }] });
+    expect(bad.success).toBe(false);
+    expect(metricValue(bad.samples, 'probe_failed_due_to_bytes')).toBe(1);
+  });
+
+  it('sends and expects !!binary bytes, as upstream\'s PostgreSQL example does', async () => {
+    const yaml = (steps: string) => `prober: tcp\ntcp:\n  preferred_ip_protocol: ip4\n  query_response:\n${steps}`;
+    // MjIwIHBy is "220 pr"; AAECAw== is the bytes 0, 1, 2, 3.
+    const good = await runProbe(yaml('  - expect_bytes: !!binary MjIwIHBy\n  - send: !!binary AAECAw==\n'), `127.0.0.1:${plain.port}`);
+    expect(good.success).toBe(true);
+    await waitFor(() => plain.lines.length > 0);
+    expect(plain.lines).toEqual(['\u0000\u0001\u0002\u0003']);
+    const bad = await runProbe(yaml('  - expect_bytes: !!binary AAECAw==\n'), `127.0.0.1:${plain.port}`);
     expect(bad.success).toBe(false);
     expect(metricValue(bad.samples, 'probe_failed_due_to_bytes')).toBe(1);
   });
