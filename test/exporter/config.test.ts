@@ -183,3 +183,12 @@ const upstreamAvailable = (() => {
     expect(found.split('\n').filter((line) => /http_2xx_example|http_post|http_basic_auth|http_gzip|http_custom_ca|http_with_proxy|http_with_header/.test(line))).toEqual([]);
   });
 });
+
+describe('compiled regexps', () => {
+  it('are compiled once per pattern and shared by every probe', () => {
+    const first = compileGoRegexp('(?i)^HTTP/1\\.[01] 200');
+    expect(compileGoRegexp('(?i)^HTTP/1\\.[01] 200')).toBe(first);
+    expect(first.flags).not.toMatch(/[gy]/);
+    expect([first.test('http/1.1 200 OK'), first.test('http/1.1 200 OK')]).toEqual([true, true]);
+  });
+});

@@ -25,8 +25,25 @@ const GO_FLAGS: Record<string, string> = { i: 'i', m: 'm', s: 's' };
 
 export class RegexpError extends Error {}
 
+/**
+ * Compiled patterns by source. The loader compiles every pattern once to check it; probes then find it
+ * here instead of translating and compiling again on each probe. Without the g and y flags (never set
+ * here) a RegExp keeps no state between calls, so one object serves every probe. Sources come only from
+ * config files, so the map holds no more than the patterns ever configured.
+ */
+const compiled = new Map<string, RegExp>();
+
 /** Compiles a Go regular expression into a JS RegExp with the same meaning, or throws RegexpError. */
 export function compileGoRegexp(source: string): RegExp {
+  let regexp = compiled.get(source);
+  if (regexp === undefined) {
+    regexp = translateGoRegexp(source);
+    compiled.set(source, regexp);
+  }
+  return regexp;
+}
+
+function translateGoRegexp(source: string): RegExp {
   let pattern = source;
   let flags = '';
   // Flags for the whole expression: `(?i)` or `(?is)` at the very start.
