@@ -191,6 +191,14 @@ static icmp_socket *unwrap(napi_env env, napi_value handle) {
   return data;
 }
 
+/* The socket of a call that takes only the socket handle, or NULL (unwrap throws for a handle that is not one). */
+static icmp_socket *only_argument_socket(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  return argc < 1 ? NULL : unwrap(env, argv[0]);
+}
+
 static int set_int(int fd, int level, int name, int value) {
   return setsockopt(fd, level, name, &value, sizeof value);
 }
@@ -307,10 +315,7 @@ static napi_value send_packet(napi_env env, napi_callback_info info) {
 }
 
 static napi_value local_port(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  icmp_socket *socket = argc < 1 ? NULL : unwrap(env, argv[0]);
+  icmp_socket *socket = only_argument_socket(env, info);
   if (socket == NULL) return NULL;
   struct sockaddr_storage address;
   socklen_t length = sizeof address;
@@ -323,10 +328,7 @@ static napi_value local_port(napi_env env, napi_callback_info info) {
 }
 
 static napi_value close_socket(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  icmp_socket *socket = argc < 1 ? NULL : unwrap(env, argv[0]);
+  icmp_socket *socket = only_argument_socket(env, info);
   if (socket == NULL) return NULL;
   shut(socket);
   return NULL;
