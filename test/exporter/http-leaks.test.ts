@@ -3,17 +3,11 @@
  * probes cut by their deadline, end with the process's open descriptors and active handles where they began.
  */
 import { once } from 'node:events';
-import { readdirSync } from 'node:fs';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { connectionsOnPort, openDescriptors, settledAt } from '../support/open-handles';
 import { runProbe } from '../support/probe-run';
 
-const openDescriptors = (): number => readdirSync('/proc/self/fd').length;
 const activeSockets = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'TCPSocketWrap').length;
-
-async function settle(baseline: number, measure: () => number): Promise<number> {
-  for (let tries = 0; tries < 40 && measure() > baseline; tries += 1) await new Promise((done) => setTimeout(done, 50));
-  return measure();
-}
 
 async function inBatches(total: number, concurrency: number, probe: () => Promise<boolean>): Promise<number> {
   let failures = 0;
@@ -47,25 +41,41 @@ describe('no descriptor or handle left behind', () => {
     stalled.close();
   });
 
+  it('the connection count sees a connection that is held open', async () => {
+    const port = (stalled.address() as AddressInfo).port;
+    const client = connect(port, '127.0.0.1');
+    await once(client, 'connect');
+    for (let tries = 0; tries < 40 && held.size === 0; tries += 1) await new Promise((done) => setTimeout(done, 50));
+    // Both ends live in this process: our client and the server's accepted socket.
+    expect(connectionsOnPort(port)).toBe(2);
+    client.destroy();
+    expect(await settledAt(0, () => connectionsOnPort(port))).toBe(0);
+  });
+
   it('10,000 probes of a resetting server', async () => {
-    const target = `http://127.0.0.1:${(resetting.address() as AddressInfo).port}/`;
+    const port = (resetting.address() as AddressInfo).port;
+    const target = `http://127.0.0.1:${port}/`;
     await runProbe(MODULE, target);
     const descriptors = openDescriptors();
     const sockets = activeSockets();
     const failures = await inBatches(10_000, 50, async () => (await runProbe(MODULE, target)).success);
     expect(failures).toBe(10_000);
-    expect(await settle(descriptors, openDescriptors)).toBe(descriptors);
-    expect(await settle(sockets, activeSockets)).toBeLessThanOrEqual(sockets);
+    expect(await settledAt(0, () => connectionsOnPort(port))).toBe(0);
+    // Fewer is fine: an earlier test file's sockets in this worker may still have been closing at the start.
+    expect(await settledAt(descriptors)).toBeLessThanOrEqual(descriptors);
+    expect(await settledAt(sockets, activeSockets)).toBeLessThanOrEqual(sockets);
   }, 120_000);
 
   it('probes cut by their deadline while the server holds the connection', async () => {
-    const target = `http://127.0.0.1:${(stalled.address() as AddressInfo).port}/`;
+    const port = (stalled.address() as AddressInfo).port;
+    const target = `http://127.0.0.1:${port}/`;
     const descriptors = openDescriptors();
     const failures = await inBatches(200, 50, async () => (await runProbe(MODULE, target, { timeoutMs: 50 })).success);
     expect(failures).toBe(200);
     // Our side closed every connection; the server saw them all close.
     for (let tries = 0; tries < 40 && held.size > 0; tries += 1) await new Promise((done) => setTimeout(done, 50));
     expect(held.size).toBe(0);
-    expect(await settle(descriptors, openDescriptors)).toBe(descriptors);
+    expect(await settledAt(0, () => connectionsOnPort(port))).toBe(0);
+    expect(await settledAt(descriptors)).toBeLessThanOrEqual(descriptors);
   }, 60_000);
 });

@@ -6,15 +6,10 @@ import type { ModuleInput } from '../../../exporter/src/config/schema';
 import { startDnsTestServer, ZONE, type DnsTestServer } from '../../support/dns-test-server';
 import { startGrpcHealthServer, type GrpcHealthServer } from '../../support/grpc-health-server';
 import { rawSocketsAllowed } from '../../support/icmp-privileges';
-import { openDescriptors } from '../../support/open-handles';
+import { openDescriptors, settledAt } from '../../support/open-handles';
 import { runModule } from '../../support/probe-run';
 import { startTcpTestServer, type TcpTestServer } from '../../support/tcp-test-server';
 import { makeTlsFixtures, type TlsFixtures } from '../../support/tls-fixtures';
-
-async function settled(baseline: number): Promise<number> {
-  for (let tries = 0; tries < 40 && openDescriptors() > baseline; tries += 1) await new Promise((done) => setTimeout(done, 50));
-  return openDescriptors();
-}
 
 describe('tcp, dns, icmp and grpc probes leave no descriptor behind', () => {
   let fixtures: TlsFixtures;
@@ -54,7 +49,7 @@ describe('tcp, dns, icmp and grpc probes leave no descriptor behind', () => {
         const runs = await Promise.all(Array.from({ length: 20 }, () => runModule(module, target)));
         expect([name, runs.filter((run) => run.success === success).length]).toEqual([name, 20]);
       }
-      const after = await settled(before);
+      const after = await settledAt(before);
       // Fewer is fine: the previous case's server-side sockets may still have been closing at `before`.
       expect([name, after <= before ? 'no more descriptors' : `${after - before} more descriptors`]).toEqual([name, 'no more descriptors']);
     }
