@@ -36,6 +36,11 @@ const COMPARED = [
 /** Info metrics: their labels are the value. */
 const COMPARED_LABELS = ['probe_tls_version_info', 'probe_ssl_last_chain_info'];
 
+const pick = (samples: Sample[]) => ({
+  ...Object.fromEntries(COMPARED.map((name) => [name, metricValue(samples, name)])),
+  ...Object.fromEntries(COMPARED_LABELS.map((name) => [name, samples.find((sample) => sample.name === name)?.labels])),
+});
+
 function handler(request: IncomingMessage, response: ServerResponse): void {
   const url = new URL(request.url ?? '/', 'http://x');
   const redirect = /^\/redirect\/(\d+)$/.exec(url.pathname);
@@ -220,11 +225,6 @@ describeWithBinaries([REFERENCE_EXPORTER])('differential: reference blackbox_exp
     ['default ip6 with fallback to ip4', 'default_ip', () => `http://localhost:${(plain.address() as AddressInfo).port}/ok`],
   ];
 
-  const pick = (samples: Sample[]) => ({
-    ...Object.fromEntries(COMPARED.map((name) => [name, metricValue(samples, name)])),
-    ...Object.fromEntries(COMPARED_LABELS.map((name) => [name, samples.find((sample) => sample.name === name)?.labels])),
-  });
-
   it.each(cases)('%s', async (_name, module, target) => {
     const { reference, ours } = await pair.probeBoth({ module, target: target() });
     expect(ours.status).toBe(reference.status);
@@ -238,5 +238,45 @@ describeWithBinaries([REFERENCE_EXPORTER])('differential: reference blackbox_exp
       const { reference, ours } = await pair.probeBoth(request);
       expect(ours.status).toBe(reference.status);
     }
+  });
+});
+
+describeWithBinaries([REFERENCE_EXPORTER])('differential: certificate expiries when the CA expires first', () => {
+  let pki: TlsFixtures;
+  const servers: Http2SecureServer[] = [];
+  let pair: ExporterPair;
+
+  beforeAll(async () => {
+    pki = makeTlsFixtures({ caDays: 30, serverDays: 60 });
+    pair = await startPair(`modules:
+  with_ca:
+    prober: http
+    http:
+      preferred_ip_protocol: ip4
+      tls_config:
+        ca_file: ${pki.caFile}
+`);
+  });
+
+  afterAll(async () => {
+    await pair?.stop();
+    for (const server of servers) server.close();
+    pki?.cleanup();
+  });
+
+  async function serving(certificates: string): Promise<string> {
+    const server = createSecureServer({ cert: certificates, key: pki.serverKey, allowHTTP1: true }, handler as never).listen(0, '127.0.0.1');
+    servers.push(server);
+    await once(server, 'listening');
+    return `https://localhost:${(server.address() as AddressInfo).port}/ok`;
+  }
+
+  it.each([
+    ['the server sends its certificate alone', () => pki.serverCert],
+    ['the server sends the CA too', () => `${pki.serverCert}${pki.ca}`],
+  ])('%s', async (_name, certificates) => {
+    const { reference, ours } = await pair.probeBoth({ module: 'with_ca', target: await serving(certificates()) });
+    expect(metricValue(ours.samples, 'probe_success')).toBe(1);
+    expect(pick(ours.samples)).toEqual(pick(reference.samples));
   });
 });

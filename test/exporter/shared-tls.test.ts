@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { connect, createServer, type Server, type TLSSocket } from 'node:tls';
 import { createHash, X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { tlsConfigSchema, type TlsConfig } from '../../exporter/src/config/schema';
 import { recordTlsMetrics, tlsConnectionOptions, UNVERIFIED_CHAIN_EXPIRY } from '../../exporter/src/probers/shared/tls';
@@ -75,6 +76,24 @@ describe('TLS options from tls_config', () => {
     await expect(handshake({ ca_file: pki.caFile, min_version: 'TLS13' })).rejects.toThrow(/protocol|version/i);
   });
 
+  it('makes one secure context per content, and a renewed ca_file takes effect at the next probe', async () => {
+    const other = makeTlsFixtures();
+    const caFile = join(pki.dir, 'rotating-ca.crt');
+    try {
+      writeFileSync(caFile, pki.ca);
+      const config = tlsConfigSchema.parse({ ca_file: caFile });
+      const first = await tlsConnectionOptions(config, 'localhost');
+      expect((await tlsConnectionOptions(config, 'localhost')).secureContext).toBe(first.secureContext);
+      (await handshake({ ca_file: caFile })).destroy();
+
+      writeFileSync(caFile, other.ca);
+      expect((await tlsConnectionOptions(config, 'localhost')).secureContext).not.toBe(first.secureContext);
+      await expect(handshake({ ca_file: caFile })).rejects.toThrow(/certificate/i);
+    } finally {
+      other.cleanup();
+    }
+  });
+
   it('names the field when a file cannot be read', async () => {
     await expect(tlsConnectionOptions(tlsConfigSchema.parse({ ca_file: '/nonexistent/ca.pem' }), 'x')).rejects.toThrow(/tls_config\.ca_file: cannot read \/nonexistent\/ca\.pem/);
   });
@@ -99,6 +118,44 @@ describe('TLS metrics', () => {
       subject: 'CN=localhost,O=probekit tests',
       issuer: 'CN=probekit test CA,O=probekit tests',
       subjectalternative: 'localhost',
+    });
+  });
+
+  describe('with a CA that expires before the server certificate', () => {
+    let shortLived: TlsFixtures;
+    beforeAll(() => {
+      shortLived = makeTlsFixtures({ caDays: 30, serverDays: 60 });
+    });
+    afterAll(() => shortLived.cleanup());
+
+    async function metricsFrom(serverCertificates: string, config: Partial<TlsConfig>): Promise<ReturnType<typeof parseMetrics>> {
+      const sending = createServer({ cert: serverCertificates, key: shortLived.serverKey }, (socket) => socket.end());
+      await once(sending.listen(0, '127.0.0.1'), 'listening');
+      try {
+        const options = await tlsConnectionOptions(tlsConfigSchema.parse(config), 'localhost');
+        const socket = connect({ ...options, host: '127.0.0.1', port: (sending.address() as AddressInfo).port });
+        await once(socket, 'secureConnect');
+        const registry = new Registry();
+        recordTlsMetrics(socket, registry, !config.insecure_skip_verify);
+        socket.destroy();
+        return parseMetrics(await registry.metrics());
+      } finally {
+        sending.close();
+      }
+    }
+
+    // As Go: the earliest expiry covers the certificates the server sent; the last chain, the verified chain.
+    it('counts only the certificates the server sent for the earliest expiry', async () => {
+      const samples = await metricsFrom(shortLived.serverCert, { ca_file: shortLived.caFile });
+      expect(metricValue(samples, 'probe_ssl_earliest_cert_expiry')).toBe(shortLived.serverNotAfter);
+      expect(metricValue(samples, 'probe_ssl_last_chain_expiry_timestamp_seconds')).toBe(shortLived.caNotAfter);
+      expect(samples.find((sample) => sample.name === 'probe_ssl_last_chain_info')?.labels.subject).toBe('CN=localhost,O=probekit tests');
+    });
+
+    it('counts the CA when the server sends it too', async () => {
+      const samples = await metricsFrom(`${shortLived.serverCert}${shortLived.ca}`, { insecure_skip_verify: true });
+      expect(metricValue(samples, 'probe_ssl_earliest_cert_expiry')).toBe(shortLived.caNotAfter);
+      expect(metricValue(samples, 'probe_ssl_last_chain_expiry_timestamp_seconds')).toBe(UNVERIFIED_CHAIN_EXPIRY);
     });
   });
 

@@ -18,8 +18,9 @@ export interface TlsFixtures {
   readonly ca: string;
   readonly serverCert: string;
   readonly serverKey: string;
-  /** Unix time at which the server certificate expires (the CA outlives it). */
+  /** Unix times at which the server certificate and the CA expire (by default the CA outlives it). */
   readonly serverNotAfter: number;
+  readonly caNotAfter: number;
   cleanup(): void;
 }
 
@@ -35,14 +36,24 @@ function issue(dir: string, name: string, subject: string, extensions: string, d
   openssl(dir, 'x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.crt`, '-days', String(days), '-extfile', `${name}.ext`);
 }
 
-/** Makes the CA and certificates; `serverNames` go into the server certificate's subjectAltName. */
-export function makeTlsFixtures(serverNames: readonly string[] = ['DNS:localhost', 'IP:127.0.0.1', 'IP:::1']): TlsFixtures {
+export interface TlsFixtureOptions {
+  /** Names for the server certificate's subjectAltName. */
+  readonly serverNames?: readonly string[];
+  /** Days each certificate is valid (defaults: CA 3650, server 90). */
+  readonly caDays?: number;
+  readonly serverDays?: number;
+}
+
+/** Makes the CA and certificates. */
+export function makeTlsFixtures(options: TlsFixtureOptions = {}): TlsFixtures {
+  const { serverNames = ['DNS:localhost', 'IP:127.0.0.1', 'IP:::1'], caDays = 3650, serverDays = 90 } = options;
   const dir = mkdtempSync(join(tmpdir(), 'probekit-tls-'));
-  openssl(dir, 'req', '-x509', ...KEY_ARGS, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '3650', '-subj', '/O=probekit tests/CN=probekit test CA');
-  issue(dir, 'server', '/O=probekit tests/CN=localhost', `subjectAltName=${serverNames.join(',')}\nextendedKeyUsage=serverAuth\n`, 90);
+  openssl(dir, 'req', '-x509', ...KEY_ARGS, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', String(caDays), '-subj', '/O=probekit tests/CN=probekit test CA');
+  issue(dir, 'server', '/O=probekit tests/CN=localhost', `subjectAltName=${serverNames.join(',')}\nextendedKeyUsage=serverAuth\n`, serverDays);
   issue(dir, 'client', '/CN=probekit test client', 'extendedKeyUsage=clientAuth\n', 90);
   const file = (name: string): string => join(dir, name);
-  const notAfter = execFileSync('openssl', ['x509', '-in', file('server.crt'), '-noout', '-enddate'], { encoding: 'utf8' }).trim().replace('notAfter=', '');
+  const notAfter = (name: string): number =>
+    Math.floor(Date.parse(execFileSync('openssl', ['x509', '-in', file(name), '-noout', '-enddate'], { encoding: 'utf8' }).trim().replace('notAfter=', '')) / 1000);
   return {
     dir,
     caFile: file('ca.crt'),
@@ -53,7 +64,8 @@ export function makeTlsFixtures(serverNames: readonly string[] = ['DNS:localhost
     ca: readFileSync(file('ca.crt'), 'utf8'),
     serverCert: readFileSync(file('server.crt'), 'utf8'),
     serverKey: readFileSync(file('server.key'), 'utf8'),
-    serverNotAfter: Math.floor(Date.parse(notAfter) / 1000),
+    serverNotAfter: notAfter('server.crt'),
+    caNotAfter: notAfter('ca.crt'),
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

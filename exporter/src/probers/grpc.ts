@@ -3,7 +3,7 @@
  * answer is SERVING. Each probe has its own channel, closed when the probe ends, whatever happened.
  */
 import { isIP } from 'node:net';
-import { connect as connectTls, createSecureContext, type ConnectionOptions, type TLSSocket } from 'node:tls';
+import { connect as connectTls, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import { CallCredentials, ChannelCredentials, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { Gauge } from 'prom-client';
 import { grpcProbeSchema } from '../config/schema';
@@ -111,9 +111,7 @@ export const probeGrpc: Prober = async (deadline, target, module, registry, logg
   let tlsOptions: ConnectionOptions | undefined;
   if (settings.tls) {
     try {
-      const options = await tlsConnectionOptions(settings.tls_config, host);
-      const { ca, cert, key, minVersion, maxVersion } = options;
-      tlsOptions = { ...options, secureContext: createSecureContext({ ca, cert, key, minVersion, maxVersion }) };
+      tlsOptions = await tlsConnectionOptions(settings.tls_config, host);
     } catch (error) {
       logger.error('Error creating TLS configuration', { err: (error as Error).message });
       return false;

@@ -5,7 +5,15 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
-import { checkServerIdentity, type ConnectionOptions, type DetailedPeerCertificate, type TLSSocket } from 'node:tls';
+import {
+  checkServerIdentity,
+  createSecureContext,
+  type ConnectionOptions,
+  type DetailedPeerCertificate,
+  type SecureContext,
+  type SecureContextOptions,
+  type TLSSocket,
+} from 'node:tls';
 import { Gauge, type Registry } from 'prom-client';
 import type { TlsConfig } from '../../config/schema';
 import {
@@ -27,6 +35,30 @@ const VERSION_LABELS: Record<string, string> = { TLSv1: 'TLS 1.0', 'TLSv1.1': 'T
  */
 export const UNVERIFIED_CHAIN_EXPIRY = -62135596800;
 
+/** Secure contexts by their material; enough for every module of a large config, bounded for rotating files. */
+const SECURE_CONTEXTS_KEPT = 256;
+const secureContexts = new Map<string, SecureContext>();
+
+/**
+ * The secure context for `material`, made once per distinct content: building one (parsing keys and
+ * certificates, setting up OpenSSL) cost more CPU than the handshake's own work in our benchmark. Keyed by
+ * content, not by file name, so a renewed certificate gets a new context at the next probe.
+ */
+export function secureContextFor(material: SecureContextOptions): SecureContext {
+  const digest = createHash('sha256');
+  for (const part of [material.ca, material.cert, material.key, material.minVersion, material.maxVersion]) {
+    digest.update(String(part ?? '')).update('\0');
+  }
+  const key = digest.digest('hex');
+  let context = secureContexts.get(key);
+  if (context === undefined) {
+    context = createSecureContext(material);
+    if (secureContexts.size >= SECURE_CONTEXTS_KEPT) secureContexts.delete(secureContexts.keys().next().value as string);
+    secureContexts.set(key, context);
+  }
+  return context;
+}
+
 /**
  * Node TLS options for `config`. Files (ca_file, cert_file, key_file) are read now, at every probe, so a
  * renewed certificate is used without a reload. `defaultServerName` (the target host, or the Host header)
@@ -34,21 +66,23 @@ export const UNVERIFIED_CHAIN_EXPIRY = -62135596800;
  */
 export async function tlsConnectionOptions(config: TlsConfig, defaultServerName: string): Promise<ConnectionOptions> {
   const serverName = config.server_name || defaultServerName;
+  const material: SecureContextOptions = {};
+  const ca = config.ca ?? (config.ca_file ? await readField('ca_file', config.ca_file) : undefined);
+  if (ca !== undefined) material.ca = ca;
+  const cert = config.cert ?? (config.cert_file ? await readField('cert_file', config.cert_file) : undefined);
+  const key = config.key ?? (config.key_file ? await readField('key_file', config.key_file) : undefined);
+  if (cert !== undefined) material.cert = cert;
+  if (key !== undefined) material.key = key;
+  if (config.min_version) material.minVersion = NODE_TLS_VERSIONS[config.min_version];
+  if (config.max_version) material.maxVersion = NODE_TLS_VERSIONS[config.max_version];
   const options: ConnectionOptions = {
+    secureContext: secureContextFor(material),
     rejectUnauthorized: !config.insecure_skip_verify,
     // Verification is against the configured server name even though the socket connects to an IP.
     checkServerIdentity: (_host, certificate) => checkServerIdentity(serverName, certificate),
   };
   // SNI carries host names only (RFC 6066); an IP server name is still what the certificate is checked against.
   if (serverName && isIP(serverName) === 0) options.servername = serverName;
-  const ca = config.ca ?? (config.ca_file ? await readField('ca_file', config.ca_file) : undefined);
-  if (ca !== undefined) options.ca = ca;
-  const cert = config.cert ?? (config.cert_file ? await readField('cert_file', config.cert_file) : undefined);
-  const key = config.key ?? (config.key_file ? await readField('key_file', config.key_file) : undefined);
-  if (cert !== undefined) options.cert = cert;
-  if (key !== undefined) options.key = key;
-  if (config.min_version) options.minVersion = NODE_TLS_VERSIONS[config.min_version];
-  if (config.max_version) options.maxVersion = NODE_TLS_VERSIONS[config.max_version];
   return options;
 }
 
@@ -60,8 +94,12 @@ async function readField(field: string, path: string): Promise<string> {
   }
 }
 
-/** Certificates of the connection from the leaf up, each once (Node links a self-signed root to itself). */
-function peerChain(socket: TLSSocket): DetailedPeerCertificate[] {
+/**
+ * The chain Node verified, leaf to trust anchor, each certificate once (Node links a self-signed root to
+ * itself). It ends in the anchor from the trust store even when the server did not send it, as Go's
+ * VerifiedChains does.
+ */
+function verifiedChain(socket: TLSSocket): DetailedPeerCertificate[] {
   const chain: DetailedPeerCertificate[] = [];
   const seen = new Set<string>();
   let current: DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
@@ -73,9 +111,24 @@ function peerChain(socket: TLSSocket): DetailedPeerCertificate[] {
   return chain;
 }
 
-function expirySeconds(certificate: DetailedPeerCertificate): number {
-  return Math.floor(Date.parse(certificate.valid_to) / 1000);
+/**
+ * The certificates the server sent, leaf first, as Go's PeerCertificates. Call it after verifiedChain:
+ * on Node 20 getPeerX509Certificate takes the leaf out of the connection's peer chain, so a later
+ * getPeerCertificate finds nothing.
+ */
+function sentCertificates(socket: TLSSocket): X509Certificate[] {
+  const chain: X509Certificate[] = [];
+  const seen = new Set<string>();
+  let current = socket.getPeerX509Certificate();
+  while (current && !seen.has(current.fingerprint256)) {
+    seen.add(current.fingerprint256);
+    chain.push(current);
+    current = current.issuerCertificate;
+  }
+  return chain;
 }
+
+const unixSeconds = (date: string): number => Math.floor(Date.parse(date) / 1000);
 
 /** Go's pkix.Name.String(): the attributes in reverse order, comma-separated. */
 function distinguishedName(text: string): string {
@@ -110,7 +163,6 @@ const ALL_TLS_METRICS: OptionalTlsMetrics = { lastChainExpiry: true, cipher: tru
  * chain was verified (not insecure_skip_verify).
  */
 export function recordTlsMetrics(socket: TLSSocket, registry: Registry, verified: boolean, optional: OptionalTlsMetrics = ALL_TLS_METRICS): void {
-  const chain = peerChain(socket);
   const earliest = new Gauge({ name: PROBE_SSL_EARLIEST_CERT_EXPIRY.name, help: PROBE_SSL_EARLIEST_CERT_EXPIRY.help, registers: [registry] });
   const version = new Gauge({ name: PROBE_TLS_VERSION_INFO.name, help: PROBE_TLS_VERSION_INFO.help, labelNames: ['version'], registers: [registry] });
   const lastChain = optional.lastChainExpiry
@@ -126,9 +178,10 @@ export function recordTlsMetrics(socket: TLSSocket, registry: Registry, verified
     ? new Gauge({ name: PROBE_TLS_CIPHER_INFO.name, help: PROBE_TLS_CIPHER_INFO.help, labelNames: ['cipher'], registers: [registry] })
     : undefined;
 
-  const expiries = chain.map(expirySeconds);
-  earliest.set(expiries.length > 0 ? Math.min(...expiries) : 0);
-  lastChain?.set(verified && socket.authorized && expiries.length > 0 ? Math.min(...expiries) : UNVERIFIED_CHAIN_EXPIRY);
+  const lastChainExpiries = lastChain && verified && socket.authorized ? verifiedChain(socket).map((certificate) => unixSeconds(certificate.valid_to)) : [];
+  const sent = sentCertificates(socket);
+  earliest.set(sent.length > 0 ? Math.min(...sent.map((certificate) => unixSeconds(certificate.validTo))) : 0);
+  lastChain?.set(lastChainExpiries.length > 0 ? Math.min(...lastChainExpiries) : UNVERIFIED_CHAIN_EXPIRY);
   const protocol = socket.getProtocol() ?? '';
   version.set({ version: VERSION_LABELS[protocol] ?? 'unknown' }, 1);
   if (cipher) {
@@ -136,15 +189,14 @@ export function recordTlsMetrics(socket: TLSSocket, registry: Registry, verified
     cipher.set({ cipher: negotiated.standardName ?? negotiated.name }, 1);
   }
 
-  const leaf = chain[0];
+  const leaf = sent[0];
   if (leaf) {
-    const x509 = new X509Certificate(leaf.raw);
     info.set(
       {
         fingerprint_sha256: createHash('sha256').update(leaf.raw).digest('hex'),
-        subject: distinguishedName(x509.subject),
-        issuer: distinguishedName(x509.issuer),
-        subjectalternative: dnsNames(x509.subjectAltName),
+        subject: distinguishedName(leaf.subject),
+        issuer: distinguishedName(leaf.issuer),
+        subjectalternative: dnsNames(leaf.subjectAltName),
       },
       1,
     );
