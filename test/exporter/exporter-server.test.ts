@@ -120,6 +120,18 @@ describe('probe endpoint', () => {
     expect(reply.text).toMatch(/Module configuration:\n[\s\S]*Authentication: <secret>/);
     expect(reply.text).not.toContain('top-s3cret');
   });
+
+  it('debug=true shows the module as the latest reload left it', async () => {
+    writeFileSync(configFile, GOOD.replace('preferred_ip_protocol: ip4', 'preferred_ip_protocol: ip4\n      method: HEAD'));
+    try {
+      await exporter.reload();
+      expect((await get(`/probe?module=http_2xx&target=${targetUrl}&debug=true`)).text).toMatch(/Module configuration:\n[\s\S]*method: HEAD/);
+    } finally {
+      writeFileSync(configFile, GOOD);
+      await exporter.reload();
+    }
+    expect((await get(`/probe?module=http_2xx&target=${targetUrl}&debug=true`)).text).toMatch(/Module configuration:\n[\s\S]*method: GET/);
+  });
 });
 
 describe('other endpoints', () => {

@@ -54,9 +54,17 @@ export function probeTimeoutSeconds(module: Module, scrapeTimeoutHeader: string 
   return (moduleSeconds > 0 && moduleSeconds < available) || available < 0 ? moduleSeconds : available;
 }
 
+/** Each loaded module's masked YAML, written once: every probe keeps a debug text for the history. */
+const maskedModuleYaml = new WeakMap<Module, string>();
+
 /** The debug=true answer: the probe's log, the metrics it would return, its module with secrets masked. */
 function debugText(logText: string, metricsText: string, module: Module): string {
-  return `Logs for the probe:\n${logText}\n\n\nMetrics that would have been returned:\n${metricsText}\n\n\nModule configuration:\n${stringify(maskModule(module))}`;
+  let moduleYaml = maskedModuleYaml.get(module);
+  if (moduleYaml === undefined) {
+    moduleYaml = stringify(maskModule(module));
+    maskedModuleYaml.set(module, moduleYaml);
+  }
+  return `Logs for the probe:\n${logText}\n\n\nMetrics that would have been returned:\n${metricsText}\n\n\nModule configuration:\n${moduleYaml}`;
 }
 
 export async function handleProbe(context: ProbeContext, params: URLSearchParams, scrapeTimeoutHeader: string | undefined, openMetrics: boolean): Promise<ProbeReply> {
