@@ -41,10 +41,17 @@ describe('config loading', () => {
     expect(config.modules.http_post_2xx.http).toMatchObject({ method: 'POST', body: '{}', preferred_ip_protocol: 'ip4', ip_protocol_fallback: false });
   });
 
-  it('refuses an unknown field with file, line and field name', () => {
+  it('refuses an unknown field with file, line and field name, and names the field it likely meant', () => {
     expect(problems('modules:\n  m:\n    prober: http\n    http:\n      method: GET\n      metod: POST\n')).toEqual([
-      'blackbox.yml:6: unknown field "metod" in modules.m.http; check its spelling or remove it',
+      'blackbox.yml:6: unknown field "metod" in modules.m.http; did you mean "method"?',
     ]);
+    expect(problems('modules:\n  m:\n    prober: tcp\n    tcp:\n      tls_config:\n        insecure_skip_verfy: true\n')).toEqual([
+      'blackbox.yml:6: unknown field "insecure_skip_verfy" in modules.m.tcp.tls_config; did you mean "insecure_skip_verify"?',
+    ]);
+    expect(problems('modules:\n  m:\n    prober: http\n    colour: blue\n')).toEqual([
+      'blackbox.yml:4: unknown field "colour" in modules.m; check its spelling or remove it',
+    ]);
+    expect(problems('modules: {}\nmodlues: {}\n')).toEqual(['blackbox.yml:2: unknown field "modlues"; did you mean "modules"?']);
   });
 
   it('reports bad values at their line with the field path', () => {
@@ -73,7 +80,7 @@ describe('config loading', () => {
     ['header regexp that does not compile', http('fail_if_header_matches:\n  - header: X\n    regexp: ":["'), /fail_if_header_matches\.0\.regexp: could not compile/],
     ['compression the Accept-Encoding header refuses', http('compression: gzip\nheaders:\n  aCCept-encoding: deflate'), /"aCCept-encoding: deflate" refuses the configured compression "gzip"/],
     ['compression with every encoding refused', http('compression: gzip\nheaders:\n  Accept-Encoding: "*;q=0.0"'), /refuses the configured compression/],
-    ['HTTP/3, which probekit-exporter does not speak', http('enable_http3: true\nenable_http2: false'), /unknown field "enable_http3"/],
+    ['HTTP/3, which probekit-exporter does not speak', http('enable_http3: true\nenable_http2: false'), /modules\.m\.http\.enable_http3: enable_http3 is not supported by probekit-exporter; remove it/],
     ['bearer_token with bearer_token_file', http('bearer_token: a\nbearer_token_file: b'), /set bearer_token or bearer_token_file, not both/],
     ['two authentication schemes', http('bearer_token: a\nbasic_auth:\n  username: u'), /set only one of basic_auth, bearer_token/],
   ])('refuses %s', (_name, yaml, expected) => {

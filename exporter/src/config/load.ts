@@ -8,6 +8,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import { configSchema, grpcProbeSchema, httpProbeSchema, icmpProbeSchema, moduleSchema, tcpProbeSchema, type Config, type Module, type TlsConfig } from './schema';
+import { closestName, fieldsAt } from './field-names';
 import { validateModule, type ConfigProblem } from './validate';
 
 export class ConfigError extends Error {
@@ -54,10 +55,18 @@ function dotted(path: Path): string {
   return path.map(String).join('.');
 }
 
-function describeIssue(issue: z.core.$ZodIssue): { path: Path; key?: string; message: string }[] {
+/** One problem per issue of `schema`; `prefix` is where the validated value sits in the file. */
+function describeIssue(schema: z.ZodType, issue: z.core.$ZodIssue, prefix: Path): { path: Path; key?: string; message: string }[] {
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => ({ path: issue.path, key, message: `unknown field ${JSON.stringify(key)}${issue.path.length ? ` in ${dotted(issue.path)}` : ''}; check its spelling or remove it` }));
+    const known = fieldsAt(schema, issue.path);
+    const path = [...prefix, ...issue.path];
+    return issue.keys.map((key) => {
+      const suggestion = closestName(key, known);
+      const fix = suggestion ? `did you mean ${JSON.stringify(suggestion)}?` : 'check its spelling or remove it';
+      return { path, key, message: `unknown field ${JSON.stringify(key)}${path.length ? ` in ${dotted(path)}` : ''}; ${fix}` };
+    });
   }
+  issue = { ...issue, path: [...prefix, ...issue.path] } as z.core.$ZodIssue;
   const field = issue.path.length ? dotted(issue.path) : 'config';
   if (issue.code === 'invalid_value' && issue.path[issue.path.length - 1] === 'prober') {
     return [{ path: issue.path, message: `${field}: prober ${JSON.stringify(issue.input)} is not supported; use one of ${issue.values.join(', ')}` }];
@@ -126,18 +135,18 @@ export function parseConfig(text: string, file: string): Config {
     const line = lineOf(document, lines, path, key);
     return line === undefined ? file : `${file}:${line}`;
   };
-  const schemaProblems = (issues: readonly z.core.$ZodIssue[], prefix: Path): string[] =>
-    issues.flatMap((issue) => describeIssue({ ...issue, path: [...prefix, ...issue.path] } as z.core.$ZodIssue)).map((problem) => `${at(problem.path, problem.key)}: ${problem.message}`);
+  const schemaProblems = (schema: z.ZodType, issues: readonly z.core.$ZodIssue[], prefix: Path): string[] =>
+    issues.flatMap((issue) => describeIssue(schema, issue, prefix)).map((problem) => `${at(problem.path, problem.key)}: ${problem.message}`);
 
   const top = topLevelSchema.safeParse(dropNulls(document.toJS() ?? {}), { reportInput: true });
-  if (!top.success) throw new ConfigError(schemaProblems(top.error.issues, []));
+  if (!top.success) throw new ConfigError(schemaProblems(topLevelSchema, top.error.issues, []));
   const problems: string[] = [];
   const modules: Record<string, Module> = {};
   const directory = dirname(resolve(file));
   for (const [name, input] of Object.entries(top.data.modules)) {
     const parsed = moduleSchema.safeParse(input, { reportInput: true });
     if (!parsed.success) {
-      problems.push(...schemaProblems(parsed.error.issues, ['modules', name]));
+      problems.push(...schemaProblems(moduleSchema, parsed.error.issues, ['modules', name]));
       continue;
     }
     const found: ConfigProblem[] = validateModule(name, parsed.data);

@@ -111,6 +111,7 @@ export const httpProbeSchema = z.strictObject({
   proxy_connect_header: z.record(z.string(), z.array(z.string())).optional(),
   follow_redirects: z.boolean().default(true),
   enable_http2: z.boolean().default(true),
+  enable_http3: z.boolean().optional(),
   http_headers: z.record(z.string(), httpHeaderSchema).optional(),
 });
 

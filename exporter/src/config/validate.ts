@@ -12,7 +12,7 @@ export interface ConfigProblem {
 }
 
 /** Fields the schema knows (they are upstream's) that this exporter does not implement: refused by name. */
-const UNSUPPORTED_HTTP_FIELDS = ['oauth2', 'no_proxy', 'proxy_from_environment'] as const;
+const UNSUPPORTED_HTTP_FIELDS = ['oauth2', 'no_proxy', 'proxy_from_environment', 'enable_http3'] as const;
 
 /** Headers that http_headers may not set: each has its own field, or is the transport's business. */
 const RESERVED_HEADERS = ['authorization', 'host', 'content-length', 'transfer-encoding', 'connection', 'upgrade'];
