@@ -3,7 +3,7 @@
  * proxies, compression, authentication, and servers that stall, trickle or reset.
  */
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import { connect as netConnect, createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
@@ -223,6 +223,31 @@ describe('http prober over HTTP/1.1', () => {
     const yaml = withHttp(`headers:\n  Authentication: Bearer inline\n  accept-language: de-CH\nhttp_headers:\n  X-Multi:\n    values: [one, two]\n    secrets: [three]\n  X-From-File:\n    files: [${join(dir, 'token')}]`);
     await runProbe(yaml, `${base}/ok`);
     expect(seen[0].headers).toMatchObject({ authentication: 'Bearer inline', 'accept-language': 'de-CH', 'x-multi': 'one, two, three', 'x-from-file': 'file-token' });
+  });
+
+  it('reads a secret header file again once it changes: a Kubernetes Secret update, then an edit in place', async () => {
+    const secret = join(dir, 'mounted-secret');
+    mkdirSync(join(secret, '..v1'), { recursive: true });
+    writeFileSync(join(secret, '..v1', 'token'), 'token-v1\n');
+    symlinkSync('..v1', join(secret, '..data'));
+    symlinkSync(join('..data', 'token'), join(secret, 'token'));
+    const yaml = withHttp(`http_headers:\n  X-Token:\n    files: [${join(secret, 'token')}]`);
+    const sentToken = async (): Promise<string | undefined> => {
+      seen.length = 0;
+      await runProbe(yaml, `${base}/ok`);
+      return seen[0].headers['x-token'] as string | undefined;
+    };
+    expect(await sentToken()).toBe('token-v1');
+    expect(await sentToken()).toBe('token-v1');
+    // The kubelet writes the new version beside the old one and swaps the ..data link in one rename.
+    mkdirSync(join(secret, '..v2'));
+    writeFileSync(join(secret, '..v2', 'token'), 'token-v2\n');
+    symlinkSync('..v2', join(secret, '..data-new'));
+    renameSync(join(secret, '..data-new'), join(secret, '..data'));
+    expect(await sentToken()).toBe('token-v2');
+    // Same length, same inode: only the times tell.
+    writeFileSync(join(secret, '..v2', 'token'), 'token-v3\n');
+    expect(await sentToken()).toBe('token-v3');
   });
 
   it('basic_auth, authorization and bearer tokens, inline and from files', async () => {

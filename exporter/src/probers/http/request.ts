@@ -2,8 +2,8 @@
  * What an http module sends: method, headers (plain, from http_headers with their files, credentials)
  * and body. Files are read at every probe, so a rotated token or body is picked up without a reload.
  */
-import { readFile } from 'node:fs/promises';
 import type { HttpProbe } from '../../config/schema';
+import { readConfiguredFile } from '../shared/config-file';
 
 /** Go's http.Header.Set canonical form: `content-type` becomes `Content-Type`. */
 export function canonicalHeaderName(name: string): string {
@@ -24,11 +24,7 @@ export interface RequestContent {
 }
 
 async function readTrimmed(field: string, path: string): Promise<string> {
-  try {
-    return (await readFile(path, 'utf8')).trim();
-  } catch (error) {
-    throw new Error(`${field}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
+  return (await readConfiguredFile(field, path)).toString('utf8').trim();
 }
 
 async function authorizationHeader(http: HttpProbe): Promise<string | undefined> {
@@ -65,8 +61,6 @@ export async function requestContent(http: HttpProbe, userAgent: string, hostnam
   }
   if (!headers.has('User-Agent')) headers.set('User-Agent', [userAgent]);
   if (http.compression !== '' && !headers.has('Accept-Encoding')) headers.set('Accept-Encoding', [http.compression]);
-  const body = http.body_file ? await readFile(http.body_file).catch((error: NodeJS.ErrnoException) => {
-    throw new Error(`body_file: cannot read ${http.body_file}: ${error.code ?? error.message}`);
-  }) : http.body !== undefined && http.body !== '' ? Buffer.from(http.body) : undefined;
+  const body = http.body_file ? await readConfiguredFile('body_file', http.body_file) : http.body !== undefined && http.body !== '' ? Buffer.from(http.body) : undefined;
   return { method: http.method || 'GET', host, headers: [...headers], authorization: await authorizationHeader(http), body };
 }

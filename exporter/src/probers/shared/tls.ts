@@ -3,7 +3,6 @@
  * from an established connection (certificate expiries, leaf certificate, version, cipher).
  */
 import { createHash, X509Certificate } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import {
   checkServerIdentity,
@@ -16,6 +15,7 @@ import {
 } from 'node:tls';
 import { Gauge, type Registry } from 'prom-client';
 import type { TlsConfig } from '../../config/schema';
+import { readConfiguredFile } from './config-file';
 import {
   PROBE_SSL_EARLIEST_CERT_EXPIRY,
   PROBE_SSL_LAST_CHAIN_EXPIRY,
@@ -87,11 +87,7 @@ export async function tlsConnectionOptions(config: TlsConfig, defaultServerName:
 }
 
 async function readField(field: string, path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    throw new Error(`tls_config.${field}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
+  return (await readConfiguredFile(`tls_config.${field}`, path)).toString('utf8');
 }
 
 /**
