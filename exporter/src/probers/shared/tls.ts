@@ -8,7 +8,6 @@ import {
   checkServerIdentity,
   createSecureContext,
   type ConnectionOptions,
-  type DetailedPeerCertificate,
   type SecureContext,
   type SecureContextOptions,
   type TLSSocket,
@@ -16,6 +15,7 @@ import {
 import { Gauge, type Registry } from 'prom-client';
 import type { TlsConfig } from '../../config/schema';
 import { readConfiguredFile } from './config-file';
+import { trustAnchors, verifiedChain } from './trust-anchors';
 import {
   PROBE_SSL_EARLIEST_CERT_EXPIRY,
   PROBE_SSL_LAST_CHAIN_EXPIRY,
@@ -53,6 +53,7 @@ export function secureContextFor(material: SecureContextOptions): SecureContext 
   let context = secureContexts.get(key);
   if (context === undefined) {
     context = createSecureContext(material);
+    if (typeof material.ca === 'string') trustAnchors.add(material.ca);
     if (secureContexts.size >= SECURE_CONTEXTS_KEPT) secureContexts.delete(secureContexts.keys().next().value as string);
     secureContexts.set(key, context);
   }
@@ -91,26 +92,9 @@ async function readField(field: string, path: string): Promise<string> {
 }
 
 /**
- * The chain Node verified, leaf to trust anchor, each certificate once (Node links a self-signed root to
- * itself). It ends in the anchor from the trust store even when the server did not send it, as Go's
- * VerifiedChains does.
- */
-function verifiedChain(socket: TLSSocket): DetailedPeerCertificate[] {
-  const chain: DetailedPeerCertificate[] = [];
-  const seen = new Set<string>();
-  let current: DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
-  while (current && current.raw && !seen.has(current.fingerprint256)) {
-    seen.add(current.fingerprint256);
-    chain.push(current);
-    current = current.issuerCertificate;
-  }
-  return chain;
-}
-
-/**
- * The certificates the server sent, leaf first, as Go's PeerCertificates. Call it after verifiedChain:
- * on Node 20 getPeerX509Certificate takes the leaf out of the connection's peer chain, so a later
- * getPeerCertificate finds nothing.
+ * The certificates the server sent, leaf first, each followed by its issuer, as Go's PeerCertificates.
+ * Call it once per connection: on Node 20 getPeerX509Certificate takes the leaf out of the connection's
+ * peer chain, so a second call (or a later getPeerCertificate) finds nothing.
  */
 function sentCertificates(socket: TLSSocket): X509Certificate[] {
   const chain: X509Certificate[] = [];
@@ -174,10 +158,10 @@ export function recordTlsMetrics(socket: TLSSocket, registry: Registry, verified
     ? new Gauge({ name: PROBE_TLS_CIPHER_INFO.name, help: PROBE_TLS_CIPHER_INFO.help, labelNames: ['cipher'], registers: [registry] })
     : undefined;
 
-  const lastChainExpiries = lastChain && verified && socket.authorized ? verifiedChain(socket).map((certificate) => unixSeconds(certificate.valid_to)) : [];
   const sent = sentCertificates(socket);
-  earliest.set(sent.length > 0 ? Math.min(...sent.map((certificate) => unixSeconds(certificate.validTo))) : 0);
-  lastChain?.set(lastChainExpiries.length > 0 ? Math.min(...lastChainExpiries) : UNVERIFIED_CHAIN_EXPIRY);
+  const earliestExpiry = (chain: readonly X509Certificate[]): number => Math.min(...chain.map((certificate) => unixSeconds(certificate.validTo)));
+  earliest.set(sent.length > 0 ? earliestExpiry(sent) : 0);
+  lastChain?.set(verified && socket.authorized && sent.length > 0 ? earliestExpiry(verifiedChain(sent)) : UNVERIFIED_CHAIN_EXPIRY);
   const protocol = socket.getProtocol() ?? '';
   version.set({ version: VERSION_LABELS[protocol] ?? 'unknown' }, 1);
   if (cipher) {
