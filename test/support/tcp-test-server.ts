@@ -26,6 +26,8 @@ export interface TcpTestServer {
   readonly lines: string[];
   /** Connections still open on the server side. */
   openConnections(): number;
+  /** TCP connections accepted so far, TLS handshakes that failed included. */
+  acceptedConnections(): number;
   close(): Promise<void>;
 }
 
@@ -82,12 +84,15 @@ export async function startTcpTestServer(options: TcpTestServerOptions = {}): Pr
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
+  let accepted = 0;
+  server.on('connection', () => (accepted += 1));
   await new Promise<void>((resolve) => server.listen(0, options.host ?? '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
     remoteAddresses,
     lines,
     openConnections: () => sockets.size,
+    acceptedConnections: () => accepted,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -22,18 +22,26 @@ type SecureConnector = ReturnType<ChannelCredentials['_createSecureConnector']>;
 
 /**
  * Channel credentials that keep hold of every socket the channel opens, so the probe can destroy them
- * when it ends: grpc-js lets a connection attempt outlive a closed channel. With TLS options they
- * handshake with exactly those (built from tls_config by the shared TLS helper) and hand the TLS socket
- * to `onSecure`, as grpc-js tells a client nothing about the TLS session it made. The connector seam is
- * part of grpc-js's typings.
+ * when it ends, and that refuse to connect once the probe is over: grpc-js 1.14 lets a subchannel whose
+ * handshake failed reconnect after its backoff even when its channel was closed, which would reach the
+ * target again about a second after the probe. With TLS options they handshake with exactly those (built
+ * from tls_config by the shared TLS helper) and hand the TLS socket to `onSecure`, as grpc-js tells a
+ * client nothing about the TLS session it made. The connector seam is part of grpc-js's typings.
  */
 class ProbeCredentials extends ChannelCredentials {
+  private closed = false;
+
   constructor(
     private readonly resources: Resources,
     private readonly tls: ConnectionOptions | undefined,
     private readonly onSecure: (socket: TLSSocket) => void = () => undefined,
   ) {
     super();
+  }
+
+  /** Ends the probe's use of the channel: no connection is made after this. */
+  close(): void {
+    this.closed = true;
   }
 
   _isSecure(): boolean {
@@ -45,8 +53,15 @@ class ProbeCredentials extends ChannelCredentials {
   }
 
   _createSecureConnector(): SecureConnector {
+    const probeOver = (): Error => new Error('the probe is over; no new connection');
     return {
+      // grpc-js asks this before it opens the TCP connection, so a closed probe opens none.
+      waitForReady: () => (this.closed ? Promise.reject(probeOver()) : Promise.resolve()),
       connect: (socket) => {
+        if (this.closed) {
+          socket.destroy();
+          return Promise.reject(probeOver());
+        }
         this.resources.add(socket);
         const tls = this.tls;
         if (!tls) return Promise.resolve({ socket, secure: false });
@@ -62,9 +77,8 @@ class ProbeCredentials extends ChannelCredentials {
           this.resources.add(secured).on('error', reject);
         });
       },
-      waitForReady: () => Promise.resolve(),
       getCallCredentials: () => CallCredentials.createEmpty(),
-      destroy: () => undefined,
+      destroy: () => this.close(),
     };
   }
 }
@@ -155,6 +169,7 @@ export const probeGrpc: Prober = async (deadline, target, module, registry, logg
     logger.error("can't connect grpc server", { err: failure.details ?? failure.message, code: GrpcStatus[code] });
   } finally {
     if (cancel) deadline.signal.removeEventListener('abort', cancel);
+    channelCredentials.close();
     client.close();
     resources.destroyAll();
   }

@@ -79,6 +79,20 @@ describe('grpc prober', () => {
     expect((await probe(target, {}, 500)).success).toBe(false);
   });
 
+  it('connects no more once the probe is over, also after a failed handshake', async () => {
+    // A TLS server whose certificate the probe does not trust: grpc-js would retry after its backoff (1 s).
+    const untrusted = await startTcpTestServer({ cert: fixtures.serverCert, key: fixtures.serverKey, tls: true });
+    try {
+      const runs = await Promise.all(Array.from({ length: 5 }, () => probe(`localhost:${untrusted.port}`, { tls: true })));
+      expect(runs.map((run) => run.success)).toEqual([false, false, false, false, false]);
+      expect(untrusted.acceptedConnections()).toBe(5);
+      await new Promise((resolve) => setTimeout(resolve, 1800));
+      expect(untrusted.acceptedConnections()).toBe(5);
+    } finally {
+      await untrusted.close();
+    }
+  });
+
   it('follows preferred_ip_protocol and ip_protocol_fallback', async () => {
     const fallback = await probe(`localhost:${plain.port}`, { preferred_ip_protocol: 'ip6', ip_protocol_fallback: true });
     expect(fallback.success).toBe(true);
