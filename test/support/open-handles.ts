@@ -20,6 +20,15 @@ export function handlesAdded(before: readonly string[], after: readonly string[]
   });
 }
 
+/**
+ * Handles beyond `before` that are still there after up to two seconds: a leak stays, while another test
+ * file's socket that happens to be closing or connecting in this worker at the moment goes away.
+ */
+export async function handlesLeftAfter(before: readonly string[]): Promise<string[]> {
+  for (let tries = 0; tries < 40 && handlesAdded(before).length > 0; tries += 1) await new Promise((done) => setTimeout(done, 50));
+  return handlesAdded(before);
+}
+
 /** Descriptors this process has open (sockets of native addons included, which Node does not list). */
 export function openDescriptors(): number {
   return readdirSync('/proc/self/fd').length;

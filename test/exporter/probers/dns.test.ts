@@ -1,7 +1,7 @@
 import { probeDns } from '../../../exporter/src/probers/dns';
 import type { ModuleInput } from '../../../exporter/src/config/schema';
 import { metricNames, metricValue } from '../../support/metrics-text';
-import { handlesAdded, openHandles } from '../../support/open-handles';
+import { handlesLeftAfter, openHandles } from '../../support/open-handles';
 import { runModule } from '../../support/probe-run';
 import { Registry } from 'prom-client';
 import { Logger, ProbeLog } from '../../../exporter/src/log';
@@ -119,7 +119,7 @@ describe('dns prober', () => {
     const before = openHandles();
     const run = await probe({ query_name: `silent.${ZONE}`, transport_protocol }, target, 500);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(handlesAdded(before)).toEqual([]);
+    expect(await handlesLeftAfter(before)).toEqual([]);
     expect(run.success).toBe(false);
     expect(metricValue(run.samples, 'probe_dns_query_succeeded')).toBe(0);
     expect(run.elapsedMs).toBeGreaterThanOrEqual(490);

@@ -1,6 +1,6 @@
 import type { ModuleInput } from '../../../exporter/src/config/schema';
 import { metricNames, metricValue } from '../../support/metrics-text';
-import { handlesAdded, openHandles } from '../../support/open-handles';
+import { handlesLeftAfter, openHandles } from '../../support/open-handles';
 import { runModule } from '../../support/probe-run';
 import { startGrpcHealthServer, type GrpcHealthServer } from '../../support/grpc-health-server';
 import { startTcpTestServer, type TcpTestServer } from '../../support/tcp-test-server';
@@ -120,6 +120,6 @@ describe('grpc prober', () => {
     expect(run.elapsedMs).toBeLessThan(600);
     for (let tries = 0; tries < 50 && silent.openConnections() > 0; tries += 1) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(silent.openConnections()).toBe(0);
-    expect(handlesAdded(before)).toEqual([]);
+    expect(await handlesLeftAfter(before)).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import type { TLSSocket } from 'node:tls';
 import { Resources } from '../../../exporter/src/probers/shared/resources';
 import { deadlineIn } from '../../../exporter/src/probers/shared/deadline';
 import { openStream } from '../../../exporter/src/probers/shared/stream';
-import { handlesAdded, openHandles } from '../../support/open-handles';
+import { handlesLeftAfter, openHandles } from '../../support/open-handles';
 import { startTcpTestServer, type TcpTestServer } from '../../support/tcp-test-server';
 import { makeTlsFixtures, type TlsFixtures } from '../../support/tls-fixtures';
 
@@ -37,7 +37,7 @@ describe('probe streams', () => {
     }
     for (let tries = 0; tries < 50 && server.openConnections() > 0; tries += 1) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(server.openConnections()).toBe(0);
-    expect(handlesAdded(before)).toEqual([]);
+    expect(await handlesLeftAfter(before)).toEqual([]);
   });
 
   it('destroys what it added last first', () => {

@@ -1,6 +1,6 @@
 import type { ModuleInput } from '../../../exporter/src/config/schema';
 import { metricNames, metricValue } from '../../support/metrics-text';
-import { handlesAdded, openHandles } from '../../support/open-handles';
+import { handlesLeftAfter, openHandles } from '../../support/open-handles';
 import { runModule, runProbe } from '../../support/probe-run';
 import { BANNER, startTcpTestServer, type TcpTestServer } from '../../support/tcp-test-server';
 import { makeTlsFixtures, type TlsFixtures } from '../../support/tls-fixtures';
@@ -162,7 +162,7 @@ describe('tcp prober', () => {
     expect(run.elapsedMs).toBeLessThan(600);
     await waitFor(() => silent.openConnections() === 0);
     expect(silent.openConnections()).toBe(0);
-    expect(handlesAdded(before)).toEqual([]);
+    expect(await handlesLeftAfter(before)).toEqual([]);
   });
 
   it('reads the banner line by line, whatever the chunking', async () => {
