@@ -4,6 +4,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import type { ConnectionOptions } from 'node:tls';
 import { Transform, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import { Gauge, type Registry } from 'prom-client';
@@ -212,6 +213,7 @@ export const probeHttp: Prober = async (deadline, target, module, registry, logg
   try {
     let request: RequestContent;
     let serverName: string;
+    let firstTlsOptions: ConnectionOptions | undefined;
     try {
       request = await requestContent(http, EXPORTER_USER_AGENT, options.hostname);
       // Credentials in the target URL become basic auth unless the module sets its own, as Go's client does.
@@ -222,12 +224,12 @@ export const probeHttp: Prober = async (deadline, target, module, registry, logg
       // Upstream checks the certificate against server_name, else the Host header, else the target host.
       serverName = http.tls_config.server_name || request.host?.replace(/:\d+$/, '') || targetHost;
       // Reading the TLS files now turns a missing ca_file into a clear failure before any connection.
-      if (targetUrl.protocol === 'https:') await tlsConnectionOptions({ ...http.tls_config, server_name: serverName }, serverName);
+      if (targetUrl.protocol === 'https:') firstTlsOptions = await tlsConnectionOptions({ ...http.tls_config, server_name: serverName }, serverName);
     } catch (error) {
       logger.error('Error preparing the request', { err: error as Error });
       return false;
     }
-    await sendFollowingRedirects(exchanges, { http, targetUrl, firstAddress, serverName, proxy, deadline, resources, logger }, request);
+    await sendFollowingRedirects(exchanges, { http, targetUrl, firstAddress, serverName, firstTlsOptions, proxy, deadline, resources, logger }, request);
     if (exchanges.final) verdict = await judge(exchanges.final, exchanges.requestErrored, http, deadline, logger, regexGauge);
     exchanges.hops[exchanges.hops.length - 1].timings.end = performance.now();
   } catch (error) {
@@ -280,10 +282,18 @@ interface Journey {
   readonly targetUrl: URL;
   readonly firstAddress: string;
   readonly serverName: string;
+  /** TLS options for `serverName`, made while preparing the request (an https target only). */
+  readonly firstTlsOptions?: ConnectionOptions;
   readonly proxy?: ExchangeSettings['proxy'];
   readonly deadline: ProbeDeadline;
   readonly resources: Resources;
   readonly logger: ProbeLogger;
+}
+
+/** The journey's first TLS options serve every hop to the same server name; another name gets its own. */
+async function hopTlsOptions(journey: Journey, serverName: string): Promise<ConnectionOptions> {
+  if (journey.firstTlsOptions && serverName === journey.serverName) return journey.firstTlsOptions;
+  return tlsConnectionOptions({ ...journey.http.tls_config, server_name: serverName }, serverName);
 }
 
 /** Sends the request, then follows redirects as Go's client does, each hop on a new connection. */
@@ -323,7 +333,7 @@ async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, fi
     if (request.authorization) headers.push(['Authorization', [request.authorization]]);
     if (jar.size > 0) headers.push(['Cookie', [[...jar].map(([name, value]) => `${name}=${value}`).join('; ')]]);
     const settings: ExchangeSettings = {
-      tlsOptions: hop.tls ? await tlsConnectionOptions({ ...http.tls_config, server_name: hop.serverName }, hop.serverName) : undefined,
+      tlsOptions: hop.tls ? await hopTlsOptions(journey, hop.serverName) : undefined,
       enableHttp2: http.enable_http2,
       sourceAddress: http.source_ip_address,
       proxy,
