@@ -10,7 +10,7 @@ import { Construct } from 'constructs';
 import { stringify } from 'yaml';
 import { EXPORTER_PORT, HEALTH_PATH } from '../../exporter/src/interface';
 import { DEFAULTS, readEnvSecret, type Environment, type Resources, type SpecModule } from '../model';
-import { CLUSTER_SECRETS_DIR, renderExporterConfig, type SecretHeaderFile } from '../render/exporter-config';
+import { CLUSTER_EXISTING_SECRETS_DIR, CLUSTER_SECRETS_DIR, renderExporterConfig, type SecretHeaderFile } from '../render/exporter-config';
 
 export interface BlackboxExporterProps {
   /** Modules of the exporter's config file; more can be added with `addModule`. @default - none */
@@ -138,7 +138,7 @@ export class BlackboxExporter extends Construct {
       if (this.mountedExistingSecrets.has(name)) return;
       this.mountedExistingSecrets.add(name);
       const secret = kplus.Secret.fromSecretName(this, `existing-${name}`, name);
-      this.container.mount(`${CLUSTER_SECRETS_DIR}/${name}`, kplus.Volume.fromSecret(this, `existing-${name}-volume`, secret), { readOnly: true });
+      this.container.mount(`${CLUSTER_EXISTING_SECRETS_DIR}/${name}`, kplus.Volume.fromSecret(this, `existing-${name}-volume`, secret), { readOnly: true });
       return;
     }
     const value = readEnvSecret(file.ref, this.env);

@@ -26,6 +26,13 @@ export interface RenderedExporterConfig {
 /** Where the exporter finds secret header files in the cluster form. */
 export const CLUSTER_SECRETS_DIR = '/etc/probekit/secrets';
 
+/**
+ * Where each Secret a header references with existingSecret is mounted, one folder per Secret, one file
+ * per key. A sibling of CLUSTER_SECRETS_DIR, not inside it: a mount point cannot be made in a read-only
+ * Secret volume.
+ */
+export const CLUSTER_EXISTING_SECRETS_DIR = '/etc/probekit/existing-secrets';
+
 /** A Secret key and file name for one module's header: only the characters both allow. */
 export function secretFileName(module: string, header: string): string {
   return `${module}.${header}`.toLowerCase().replace(/[^-._a-z0-9]/g, '-');
@@ -37,7 +44,8 @@ export function renderExporterConfig(spec: Pick<Spec, 'modules'>, secretsDir: st
   for (const [name, module] of Object.entries(spec.modules)) {
     const files = secretHeaders(module).map(([header, ref]) => {
       const fileName = secretFileName(name, header);
-      return { module: name, header, fileName, path: `${secretsDir}/${fileName}`, ref };
+      const path = 'existingSecret' in ref ? `${CLUSTER_EXISTING_SECRETS_DIR}/${ref.existingSecret.name}/${ref.existingSecret.key}` : `${secretsDir}/${fileName}`;
+      return { module: name, header, fileName, path, ref };
     });
     secretFiles.push(...files);
     modules[name] = moveSecretHeadersToFiles(module, files);

@@ -1,5 +1,5 @@
 import { App, Chart, Testing } from 'cdk8s';
-import { stringify } from 'yaml';
+import { parse as parseYaml, stringify } from 'yaml';
 import { BlackboxExporter, CONFIG_CHECKSUM_ANNOTATION, ProbekitChart, synthesize } from '../../src/cdk8s';
 import { documentedExample, parseSpec } from '../../src/model';
 import { fullEnv, fullSpec, SECRET_VALUES } from '../fixtures/specs';
@@ -102,9 +102,17 @@ describe('the exporter Deployment', () => {
     expect(container.volumeMounts).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ mountPath: '/etc/probekit/secrets', readOnly: true }),
-        expect.objectContaining({ mountPath: '/etc/probekit/secrets/partner-credentials', readOnly: true }),
+        expect.objectContaining({ mountPath: '/etc/probekit/existing-secrets/partner-credentials', readOnly: true }),
       ]),
     );
+    // Every header file the config names lies in a mounted Secret, under the key it references.
+    const config = parseYaml(find(full.manifests, 'ConfigMap', 'probe-exporter-config').data['blackbox.yml']);
+    const headerFiles = Object.values(config.modules).flatMap((module: any) => Object.values(module.http?.http_headers ?? {}).flatMap((header: any) => header.files ?? []));
+    expect(headerFiles).toEqual(expect.arrayContaining(['/etc/probekit/secrets/http_2xx_with_header.authentication', '/etc/probekit/existing-secrets/partner-credentials/api-key']));
+    for (const file of headerFiles) {
+      const mount = container.volumeMounts.find((candidate: { mountPath: string }) => file.startsWith(`${candidate.mountPath}/`));
+      expect([file, mount !== undefined]).toEqual([file, true]);
+    }
     expect(pod.volumes).toEqual(expect.arrayContaining([expect.objectContaining({ secret: expect.objectContaining({ secretName: 'probe-exporter-headers' }) }), expect.objectContaining({ secret: expect.objectContaining({ secretName: 'partner-credentials' }) })]));
     expect(find(full.manifests, 'Secret', 'probe-exporter-headers').stringData).toEqual({ 'http_2xx_with_header.authentication': `Bearer ${SECRET_VALUES.ACCESS_TOKEN}` });
   });

@@ -1,6 +1,6 @@
 import { parse } from 'yaml';
 import { parseSpec } from '../../src/model';
-import { CLUSTER_SECRETS_DIR, LOCAL_EXPORTER_ADDRESS, renderAgentValues, renderExporterConfig, renderExporterConfigYaml, renderScrapeJobs } from '../../src/render';
+import { CLUSTER_EXISTING_SECRETS_DIR, CLUSTER_SECRETS_DIR, LOCAL_EXPORTER_ADDRESS, renderAgentValues, renderExporterConfig, renderExporterConfigYaml, renderScrapeJobs } from '../../src/render';
 import { configSchema } from '../../exporter/src/config/schema';
 import { fullEnv, fullSpec, SECRET_VALUES, SEED_HTTP_SETTINGS } from '../fixtures/specs';
 
@@ -74,7 +74,7 @@ describe('exporter config (seed 2.3)', () => {
     });
     expect(config.modules.partner_api.http).toMatchObject({
       headers: { 'X-Client': 'probekit' },
-      http_headers: { 'X-Api-Key': { files: [`${CLUSTER_SECRETS_DIR}/partner_api.x-api-key`] } },
+      http_headers: { 'X-Api-Key': { files: [`${CLUSTER_EXISTING_SECRETS_DIR}/partner-credentials/api-key`] } },
     });
     expect(secretFiles.map((file) => [file.module, file.header, file.fileName])).toEqual([
       ['http_2xx_with_header', 'Authentication', 'http_2xx_with_header.authentication'],
