@@ -8,6 +8,7 @@ import { moduleSchema, type ModuleInput } from '../../exporter/src/config/schema
 import { DURATION_HINT, parseDuration } from '../../exporter/src/config/duration';
 import { validateModule } from '../../exporter/src/config/validate';
 import type { ProberName } from '../../exporter/src/interface';
+import { portNumber, splitHostPort, type HostPort } from '../../exporter/src/probers/shared/host-port';
 import { describeIssues, formatPath, type FieldPath } from './issues';
 import { http2xx, http2xxWithHeader, httpPost2xx } from './presets';
 import { isSecretRef, readEnvSecret, type Environment, type SecretRef } from './secret-ref';
@@ -167,19 +168,13 @@ function checkDuplicateJobNames(jobs: readonly Job[]): string[] {
 const HOSTNAME = /^(?=.{1,253}$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*\.?$/;
 
 function isHost(host: string): boolean {
-  if (host.startsWith('[') && host.endsWith(']')) return isIP(host.slice(1, -1)) === 6;
-  return isIP(host) === 4 || HOSTNAME.test(host);
+  return isIP(host) !== 0 || HOSTNAME.test(host);
 }
 
-/** Splits `host:port` and `[v6]:port`; undefined when there is no port. */
-function splitHostPort(target: string): { host: string; port: string } | undefined {
-  const match = /^(\[[^\]]+\]|[^:[\]]+):([0-9]+)$/.exec(target);
-  return match ? { host: match[1], port: match[2] } : undefined;
-}
-
-function isPort(port: string): boolean {
-  const value = Number(port);
-  return Number.isInteger(value) && value >= 1 && value <= 65535;
+/** Why a `host:port` target is wrong, or undefined when it is right; as the exporter's probers split it. */
+function checkHostPort(parts: HostPort): string | undefined {
+  if (!isHost(parts.host)) return `has an invalid host "${parts.host}"`;
+  return portNumber(parts.port) === undefined ? `has an invalid port ${parts.port}; use 1 to 65535` : undefined;
 }
 
 /** Why a target does not fit its prober, or undefined when it does. */
@@ -197,18 +192,19 @@ export function checkTarget(target: string, prober: ProberName): string | undefi
     }
     case 'tcp':
     case 'grpc': {
-      const parts = splitHostPort(target);
+      // A grpc target may also be written as a URL with the port (https://host:port), as upstream reads it.
+      const parts = splitHostPort(prober === 'grpc' ? target.replace(/^https?:\/\//, '').replace(/\/$/, '') : target);
       if (!parts) return `is not host:port; a ${prober} module needs the port, for example example.com:443 or [::1]:${prober === 'grpc' ? '50051' : '443'}`;
-      if (!isHost(parts.host)) return `has an invalid host "${parts.host}"`;
-      return isPort(parts.port) ? undefined : `has an invalid port ${parts.port}; use 1 to 65535`;
+      return checkHostPort(parts);
     }
     case 'dns': {
+      // A port that is not a number means the target is something else altogether (a URL, say).
       const parts = splitHostPort(target);
-      if (parts) return !isHost(parts.host) ? `has an invalid host "${parts.host}"` : isPort(parts.port) ? undefined : `has an invalid port ${parts.port}; use 1 to 65535`;
-      return isHost(target) || isIP(target) === 6 ? undefined : 'is not the address of a DNS server; write host or host:port, for example 1.1.1.1 or ns1.example.com:53';
+      if (parts && /^[0-9]+$/.test(parts.port)) return checkHostPort(parts);
+      return isHost(target) ? undefined : 'is not the address of a DNS server; write host or host:port, for example 1.1.1.1 or ns1.example.com:53';
     }
     case 'icmp':
-      if (isHost(target) || isIP(target) === 6) return undefined;
+      if (isHost(target)) return undefined;
       return 'is not a host; an icmp module pings a host name or IP address, without scheme or port';
   }
 }

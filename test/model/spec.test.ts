@@ -198,6 +198,7 @@ describe('validation: one line naming the field and the fix', () => {
     ['icmp', '::1'],
     ['icmp', 'host.example.com'],
     ['grpc', 'grpc.example.com:50051'],
+    ['grpc', 'https://grpc.example.com:443'],
   ] as const)('accepts a %s target %p', (prober, target) => {
     const module = prober === 'dns' ? { prober, dns: { query_name: 'example.com' } } : { prober };
     expect(() => parseSpec(minimal({ modules: { m: module }, jobs: [{ module: 'm', targets: [target] }] }))).not.toThrow();
