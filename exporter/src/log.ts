@@ -55,7 +55,6 @@ export class Logger extends LevelledLogger {
   constructor(
     private readonly threshold: LogLevel = 'info',
     private readonly write: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
-    private readonly context: Fields = {},
   ) {
     super();
   }
@@ -65,12 +64,7 @@ export class Logger extends LevelledLogger {
   }
 
   log(level: LogLevel, message: string, fields: Fields = {}): void {
-    if (this.enabled(level)) this.write(logfmt(level, message, { ...this.context, ...fields }));
-  }
-
-  /** A logger adding `fields` to every line. */
-  with(fields: Fields): Logger {
-    return new Logger(this.threshold, this.write, { ...this.context, ...fields });
+    if (this.enabled(level)) this.write(logfmt(level, message, fields));
   }
 }
 

@@ -2,6 +2,7 @@
  * Names of the metrics the exporter returns, with their help text: blackbox_exporter's names, so that
  * dashboards and alerts written for it keep working. Defined here once; probers and the handler import them.
  */
+import { Gauge, type Registry } from 'prom-client';
 export interface MetricDefinition {
   readonly name: string;
   readonly help: string;
@@ -9,6 +10,11 @@ export interface MetricDefinition {
 
 function metric(name: string, help: string): MetricDefinition {
   return { name, help };
+}
+
+/** A gauge for `metric` in `registry` (each probe has its own registry). */
+export function gauge(registry: Registry, metric: MetricDefinition, labelNames: readonly string[] = []): Gauge {
+  return new Gauge({ name: metric.name, help: metric.help, labelNames, registers: [registry] });
 }
 
 /** Set by the probe handler for every prober. */
@@ -40,7 +46,6 @@ export const PROBE_HTTP_LAST_MODIFIED = metric('probe_http_last_modified_timesta
 
 /** The phases of probe_http_duration_seconds, always all present. */
 export const HTTP_PHASES = ['resolve', 'connect', 'tls', 'processing', 'transfer'] as const;
-export type HttpPhase = (typeof HTTP_PHASES)[number];
 
 /** The exporter's own metrics on /metrics. */
 export const CONFIG_RELOAD_SUCCESS = metric('blackbox_exporter_config_last_reload_successful', 'Whether the last config reload succeeded');

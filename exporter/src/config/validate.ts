@@ -5,6 +5,7 @@
 import type { HttpProbe, Module } from './schema';
 import { compileGoRegexp } from './regexp';
 import { parseByteSize } from './size';
+import { PROBER_NAMES } from '../interface';
 
 export interface ConfigProblem {
   readonly path: ReadonlyArray<string | number>;
@@ -96,7 +97,7 @@ function checkHttp(problems: Problems, base: ReadonlyArray<string | number>, htt
 export function validateModule(name: string, module: Module): ConfigProblem[] {
   const problems: Problems = [];
   const base = ['modules', name];
-  for (const section of ['http', 'tcp', 'icmp', 'dns', 'grpc'] as const) {
+  for (const section of PROBER_NAMES) {
     if (section !== module.prober && module[section] !== undefined) {
       problems.push({ path: [...base, section], message: `module has prober ${module.prober} but a ${section} section; rename the section or the prober` });
     }

@@ -7,7 +7,6 @@ import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { randomInt } from 'node:crypto';
 import type { Socket } from 'node:net';
 import * as dnsPacket from 'dns-packet';
-import { Gauge, type Registry } from 'prom-client';
 import { DNS_RCODES, type DnsProbe, type DnsRrValidator } from '../config/schema';
 import { compileGoRegexp } from '../config/regexp';
 import {
@@ -18,6 +17,7 @@ import {
   PROBE_DNS_DURATION,
   PROBE_DNS_QUERY_SUCCEEDED,
   PROBE_DNS_SERIAL,
+  gauge,
 } from '../metrics';
 import { resolveTargetAddress } from './shared/address';
 import { portNumber, splitHostPort } from './shared/host-port';
@@ -94,8 +94,9 @@ async function exchangeStream(
   deadline: ProbeDeadline,
   phases: PhaseTimes,
 ): Promise<Buffer> {
-  const started = performance.now();
   const tlsOptions = tls ? await tlsConnectionOptions(tls.settings.tls_config, tls.serverName) : undefined;
+  // Connect time starts after the TLS options: reading their files is not the network's time.
+  const started = performance.now();
   const resources = new Resources();
   try {
     const socket = await openStream(deadline, endpoint, tlsOptions, resources);
@@ -172,13 +173,10 @@ export function validRecords(records: readonly DecodedRecord[], validator: DnsRr
   return true;
 }
 
-function gauge(registry: Registry, definition: { name: string; help: string }): Gauge {
-  return new Gauge({ name: definition.name, help: definition.help, registers: [registry] });
-}
 
 export const probeDns: Prober = async (deadline, target, module, registry, logger) => {
   const settings = module.dns;
-  const durations = new Gauge({ name: PROBE_DNS_DURATION.name, help: PROBE_DNS_DURATION.help, labelNames: ['phase'], registers: [registry] });
+  const durations = gauge(registry, PROBE_DNS_DURATION, ['phase']);
   for (const phase of DNS_PHASES) durations.set({ phase }, 0);
   const answerRrs = gauge(registry, PROBE_DNS_ANSWER_RRS);
   const authorityRrs = gauge(registry, PROBE_DNS_AUTHORITY_RRS);

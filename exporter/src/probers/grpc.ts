@@ -7,7 +7,7 @@ import { connect as connectTls, type ConnectionOptions, type TLSSocket } from 'n
 import { CallCredentials, ChannelCredentials, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { Gauge } from 'prom-client';
 import { grpcProbeSchema } from '../config/schema';
-import { GRPC_PHASES, PROBE_GRPC_DURATION, PROBE_GRPC_HEALTHCHECK_RESPONSE, PROBE_GRPC_SSL, PROBE_GRPC_STATUS_CODE, PROBE_SSL_EARLIEST_CERT_EXPIRY } from '../metrics';
+import { GRPC_PHASES, PROBE_GRPC_DURATION, PROBE_GRPC_HEALTHCHECK_RESPONSE, PROBE_GRPC_SSL, PROBE_GRPC_STATUS_CODE, PROBE_SSL_EARLIEST_CERT_EXPIRY, gauge } from '../metrics';
 import { resolveTargetAddress } from './shared/address';
 import { HealthClient, SERVING_STATUSES, type HealthCheckResponse, type ServingStatus } from './shared/grpc-health';
 import { portNumber, splitHostPort } from './shared/host-port';
@@ -90,10 +90,10 @@ function joinHostPort(host: string, port: number): string {
 
 export const probeGrpc: Prober = async (deadline, target, module, registry, logger) => {
   const settings = module.grpc ?? grpcProbeSchema.parse({});
-  const durations = new Gauge({ name: PROBE_GRPC_DURATION.name, help: PROBE_GRPC_DURATION.help, labelNames: ['phase'], registers: [registry] });
+  const durations = gauge(registry, PROBE_GRPC_DURATION, ['phase']);
   for (const phase of GRPC_PHASES) durations.set({ phase }, 0);
-  const ssl = new Gauge({ name: PROBE_GRPC_SSL.name, help: PROBE_GRPC_SSL.help, registers: [registry] });
-  const statusCode = new Gauge({ name: PROBE_GRPC_STATUS_CODE.name, help: PROBE_GRPC_STATUS_CODE.help, registers: [registry] });
+  const ssl = gauge(registry, PROBE_GRPC_SSL);
+  const statusCode = gauge(registry, PROBE_GRPC_STATUS_CODE);
   const healthResponse = new Gauge({
     name: PROBE_GRPC_HEALTHCHECK_RESPONSE.name,
     help: PROBE_GRPC_HEALTHCHECK_RESPONSE.help,
@@ -181,7 +181,7 @@ export const probeGrpc: Prober = async (deadline, target, module, registry, logg
   ssl.set(answeredOverTls ? 1 : 0);
   if (!answeredOverTls) {
     // Upstream registers this one whatever happened; kept so that the metric names stay the same.
-    new Gauge({ name: PROBE_SSL_EARLIEST_CERT_EXPIRY.name, help: PROBE_SSL_EARLIEST_CERT_EXPIRY.help, registers: [registry] }).set(0);
+    gauge(registry, PROBE_SSL_EARLIEST_CERT_EXPIRY).set(0);
   }
   if (servingStatus === undefined) return false;
   logger.info('Health check answered', { serving_status: servingStatus });

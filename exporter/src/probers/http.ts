@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { Transform, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
-import { Gauge, type Registry } from 'prom-client';
+import type { Gauge } from 'prom-client';
 import type { HttpProbe } from '../config/schema';
 import { compileGoRegexp } from '../config/regexp';
 import { parseByteSize } from '../config/size';
@@ -23,7 +23,7 @@ import {
   PROBE_HTTP_STATUS_CODE,
   PROBE_HTTP_UNCOMPRESSED_BODY_LENGTH,
   PROBE_HTTP_VERSION,
-  type MetricDefinition,
+  gauge,
 } from '../metrics';
 import { EXPORTER_USER_AGENT } from '../version';
 import { resolveTargetAddress, unbracket } from './shared/address';
@@ -42,9 +42,6 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Headers not sent to another host after a redirect, as Go's client drops them. */
 const SENSITIVE_HEADERS = new Set(['authorization', 'cookie', 'www-authenticate']);
 
-function gauge(registry: Registry, metric: MetricDefinition, labelNames: string[] = []): Gauge {
-  return new Gauge({ name: metric.name, help: metric.help, labelNames, registers: [registry] });
-}
 
 function headerValues(response: IncomingResponse, name: string): string[] {
   const wanted = name.toLowerCase();

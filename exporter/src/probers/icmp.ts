@@ -3,10 +3,9 @@
  * the deadline. As upstream on Linux, it tries the kernel's unprivileged ping socket first and a raw
  * socket (root or CAP_NET_RAW) second; without either the probe fails with a line saying what is missing.
  */
-import { Gauge } from 'prom-client';
 import type { IcmpProbe } from '../config/schema';
 import { icmpProbeSchema } from '../config/schema';
-import { ICMP_PHASES, PROBE_ICMP_DURATION, PROBE_ICMP_REPLY_HOP_LIMIT } from '../metrics';
+import { ICMP_PHASES, PROBE_ICMP_DURATION, PROBE_ICMP_REPLY_HOP_LIMIT, gauge } from '../metrics';
 import { resolveTargetAddress } from './shared/address';
 import { openIcmpSocket, type IcmpFamily, type IcmpSocket, type IcmpSocketError } from './shared/icmp-socket';
 import type { ProbeDeadline, ProbeLogger, Prober } from './types';
@@ -108,7 +107,7 @@ function openEchoSocket(family: IcmpFamily, settings: IcmpProbe, onMessage: (mes
 
 export const probeIcmp: Prober = async (deadline, target, module, registry, logger) => {
   const settings = module.icmp ?? icmpProbeSchema.parse({});
-  const durations = new Gauge({ name: PROBE_ICMP_DURATION.name, help: PROBE_ICMP_DURATION.help, labelNames: ['phase'], registers: [registry] });
+  const durations = gauge(registry, PROBE_ICMP_DURATION, ['phase']);
   for (const phase of ICMP_PHASES) durations.set({ phase }, 0);
 
   let family: IcmpFamily;
@@ -166,7 +165,7 @@ export const probeIcmp: Prober = async (deadline, target, module, registry, logg
     }
     durations.set({ phase: 'rtt' }, (performance.now() - rttStarted) / 1000);
     if (hopLimit >= 0) {
-      const hopLimitGauge = new Gauge({ name: PROBE_ICMP_REPLY_HOP_LIMIT.name, help: PROBE_ICMP_REPLY_HOP_LIMIT.help, registers: [registry] });
+      const hopLimitGauge = gauge(registry, PROBE_ICMP_REPLY_HOP_LIMIT);
       hopLimitGauge.set(hopLimit);
     }
     logger.info('Found matching reply packet', { seq: sequence });

@@ -8,7 +8,7 @@ import type { TLSSocket } from 'node:tls';
 import { Gauge, type Registry } from 'prom-client';
 import { tcpProbeSchema, type QueryResponse, type TcpProbe } from '../config/schema';
 import { compileGoRegexp, expandGoTemplate } from '../config/regexp';
-import { PROBE_EXPECT_INFO, PROBE_FAILED_DUE_TO_BYTES, PROBE_FAILED_DUE_TO_REGEX } from '../metrics';
+import { PROBE_EXPECT_INFO, PROBE_FAILED_DUE_TO_BYTES, PROBE_FAILED_DUE_TO_REGEX, gauge } from '../metrics';
 import { resolveTargetAddress } from './shared/address';
 import { beforeDeadline } from './shared/deadline';
 import { portNumber, splitHostPort } from './shared/host-port';
@@ -98,9 +98,6 @@ class StreamReader {
   }
 }
 
-function gauge(registry: Registry, definition: { name: string; help: string }): Gauge {
-  return new Gauge({ name: definition.name, help: definition.help, registers: [registry] });
-}
 
 interface Connection {
   socket: Socket;

@@ -9,7 +9,7 @@ import { maskedConfigYaml } from '../config/mask';
 import type { Config } from '../config/schema';
 import { CONFIG_PATH, HEALTH_PATH, METRICS_PATH, PROBE_LOGS_PATH, PROBE_PATH, RELOAD_PATH, SCRAPE_TIMEOUT_HEADER } from '../interface';
 import type { Logger } from '../log';
-import { BUILD_INFO, CONFIG_RELOAD_SUCCESS, CONFIG_RELOAD_SUCCESS_TIME, MODULE_UNKNOWN } from '../metrics';
+import { BUILD_INFO, CONFIG_RELOAD_SUCCESS, CONFIG_RELOAD_SUCCESS_TIME, MODULE_UNKNOWN, gauge } from '../metrics';
 import { EXPORTER_VERSION } from '../version';
 import { ProbeHistory } from './history';
 import { handleProbe } from './probe-handler';
@@ -35,13 +35,9 @@ export class Exporter {
     this.history = new ProbeHistory(options.historyLimit);
     collectDefaultMetrics({ register: this.metrics });
     this.unknownModules = new Counter({ name: MODULE_UNKNOWN.name, help: MODULE_UNKNOWN.help, registers: [this.metrics] });
-    this.reloadSuccess = new Gauge({ name: CONFIG_RELOAD_SUCCESS.name, help: CONFIG_RELOAD_SUCCESS.help, registers: [this.metrics] });
-    this.reloadTime = new Gauge({ name: CONFIG_RELOAD_SUCCESS_TIME.name, help: CONFIG_RELOAD_SUCCESS_TIME.help, registers: [this.metrics] });
-    new Gauge({ name: BUILD_INFO.name, help: BUILD_INFO.help, labelNames: ['version', 'runtime'], registers: [this.metrics] }).set({ version: EXPORTER_VERSION, runtime: process.version }, 1);
-  }
-
-  get currentConfig(): Config {
-    return this.config;
+    this.reloadSuccess = gauge(this.metrics, CONFIG_RELOAD_SUCCESS);
+    this.reloadTime = gauge(this.metrics, CONFIG_RELOAD_SUCCESS_TIME);
+    gauge(this.metrics, BUILD_INFO, ['version', 'runtime']).set({ version: EXPORTER_VERSION, runtime: process.version }, 1);
   }
 
   /** Loads the config file; on failure the previous config stays and the error is rethrown. */

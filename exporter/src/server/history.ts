@@ -9,7 +9,7 @@ export interface ProbeRecord {
 }
 
 export class ProbeHistory {
-  private records: ProbeRecord[] = [];
+  private readonly records: ProbeRecord[] = [];
   private nextId = 0;
 
   constructor(private readonly limit: number) {}
@@ -18,7 +18,7 @@ export class ProbeHistory {
     const stored = { ...record, id: this.nextId++, at: new Date() };
     if (this.limit <= 0) return stored;
     this.records.push(stored);
-    if (this.records.length > this.limit) this.records = this.records.slice(-this.limit);
+    if (this.records.length > this.limit) this.records.shift();
     return stored;
   }
 

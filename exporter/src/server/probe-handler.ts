@@ -3,12 +3,12 @@
  * timeout less the offset, whichever is smaller), a fresh registry with probe_success and
  * probe_duration_seconds, the probe's log for debug=true and the history. Pure of HTTP: returns the reply.
  */
-import { Counter, Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
+import { Counter, Registry, type OpenMetricsContentType } from 'prom-client';
 import { stringify } from 'yaml';
 import { parseDuration } from '../config/duration';
 import { maskModule, maskUrl } from '../config/mask';
 import type { Config, Module } from '../config/schema';
-import { PROBE_DURATION, PROBE_SUCCESS } from '../metrics';
+import { PROBE_DURATION, PROBE_SUCCESS, gauge } from '../metrics';
 import { PROBERS } from '../probers';
 import { deadlineIn } from '../probers/shared/deadline';
 import { ProbeLog, type Logger } from '../log';
@@ -100,8 +100,8 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
   const registry = new Registry();
   // Probers see one registry type; the format is only the handler's business.
   if (openMetrics) (registry as unknown as Registry<OpenMetricsContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
-  const successGauge = new Gauge({ name: PROBE_SUCCESS.name, help: PROBE_SUCCESS.help, registers: [registry] });
-  const durationGauge = new Gauge({ name: PROBE_DURATION.name, help: PROBE_DURATION.help, registers: [registry] });
+  const successGauge = gauge(registry, PROBE_SUCCESS);
+  const durationGauge = gauge(registry, PROBE_DURATION);
   const deadline = deadlineIn(timeoutSeconds * 1000);
   const started = performance.now();
   let success = false;

@@ -5,8 +5,8 @@
  */
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
-import { Gauge, type Registry } from 'prom-client';
-import { PROBE_DNS_LOOKUP_TIME, PROBE_IP_ADDR_HASH, PROBE_IP_PROTOCOL } from '../../metrics';
+import type { Registry } from 'prom-client';
+import { PROBE_DNS_LOOKUP_TIME, PROBE_IP_ADDR_HASH, PROBE_IP_PROTOCOL, gauge } from '../../metrics';
 import type { ProbeDeadline, ProbeLogger } from '../types';
 import { beforeDeadline } from './deadline';
 
@@ -85,9 +85,9 @@ export async function resolveTargetAddress(
   logger: ProbeLogger,
   lookup: Lookup = systemLookup,
 ): Promise<ResolvedAddress> {
-  const protocolGauge = new Gauge({ name: PROBE_IP_PROTOCOL.name, help: PROBE_IP_PROTOCOL.help, registers: [registry] });
-  const lookupGauge = new Gauge({ name: PROBE_DNS_LOOKUP_TIME.name, help: PROBE_DNS_LOOKUP_TIME.help, registers: [registry] });
-  const hashGauge = new Gauge({ name: PROBE_IP_ADDR_HASH.name, help: PROBE_IP_ADDR_HASH.help, registers: [registry] });
+  const protocolGauge = gauge(registry, PROBE_IP_PROTOCOL);
+  const lookupGauge = gauge(registry, PROBE_DNS_LOOKUP_TIME);
+  const hashGauge = gauge(registry, PROBE_IP_ADDR_HASH);
 
   const preferred: IpFamily = settings.preferred_ip_protocol === 'ip4' ? 4 : 6;
   const other: IpFamily = preferred === 4 ? 6 : 4;

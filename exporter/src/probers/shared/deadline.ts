@@ -35,11 +35,6 @@ export function beforeDeadline<T>(deadline: ProbeDeadline, phase: string, work: 
   });
 }
 
-/** Milliseconds left before the deadline (never negative). */
-export function remainingMs(deadline: ProbeDeadline): number {
-  return Math.max(0, deadline.at - Date.now());
-}
-
 /** An AbortSignal-driven deadline firing `milliseconds` from now; `cancel` clears its timer early. */
 export function deadlineIn(milliseconds: number): ProbeDeadline & { cancel(): void } {
   const controller = new AbortController();

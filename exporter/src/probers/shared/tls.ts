@@ -22,6 +22,7 @@ import {
   PROBE_SSL_LAST_CHAIN_INFO,
   PROBE_TLS_CIPHER_INFO,
   PROBE_TLS_VERSION_INFO,
+  gauge,
 } from '../../metrics';
 
 const NODE_TLS_VERSIONS = { TLS10: 'TLSv1', TLS11: 'TLSv1.1', TLS12: 'TLSv1.2', TLS13: 'TLSv1.3' } as const;
@@ -143,10 +144,10 @@ const ALL_TLS_METRICS: OptionalTlsMetrics = { lastChainExpiry: true, cipher: tru
  * chain was verified (not insecure_skip_verify).
  */
 export function recordTlsMetrics(socket: TLSSocket, registry: Registry, verified: boolean, optional: OptionalTlsMetrics = ALL_TLS_METRICS): void {
-  const earliest = new Gauge({ name: PROBE_SSL_EARLIEST_CERT_EXPIRY.name, help: PROBE_SSL_EARLIEST_CERT_EXPIRY.help, registers: [registry] });
-  const version = new Gauge({ name: PROBE_TLS_VERSION_INFO.name, help: PROBE_TLS_VERSION_INFO.help, labelNames: ['version'], registers: [registry] });
+  const earliest = gauge(registry, PROBE_SSL_EARLIEST_CERT_EXPIRY);
+  const version = gauge(registry, PROBE_TLS_VERSION_INFO, ['version']);
   const lastChain = optional.lastChainExpiry
-    ? new Gauge({ name: PROBE_SSL_LAST_CHAIN_EXPIRY.name, help: PROBE_SSL_LAST_CHAIN_EXPIRY.help, registers: [registry] })
+    ? gauge(registry, PROBE_SSL_LAST_CHAIN_EXPIRY)
     : undefined;
   const info = new Gauge({
     name: PROBE_SSL_LAST_CHAIN_INFO.name,
@@ -155,7 +156,7 @@ export function recordTlsMetrics(socket: TLSSocket, registry: Registry, verified
     registers: [registry],
   });
   const cipher = optional.cipher
-    ? new Gauge({ name: PROBE_TLS_CIPHER_INFO.name, help: PROBE_TLS_CIPHER_INFO.help, labelNames: ['cipher'], registers: [registry] })
+    ? gauge(registry, PROBE_TLS_CIPHER_INFO, ['cipher'])
     : undefined;
 
   const sent = sentCertificates(socket);
