@@ -8,7 +8,7 @@ import { ApiObject, Chart, JsonPatch, Lazy } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { stringify } from 'yaml';
-import { EXPORTER_PORT, HEALTH_PATH } from '../../exporter/src/interface';
+import { DEFAULT_CONFIG_FILE, EXPORTER_PORT, HEALTH_PATH } from '../../exporter/src/interface';
 import { DEFAULTS, readEnvSecret, type Environment, type Resources, type SpecModule } from '../model';
 import { CLUSTER_EXISTING_SECRETS_DIR, CLUSTER_SECRETS_DIR, renderExporterConfig, type SecretHeaderFile } from '../render/exporter-config';
 
@@ -34,7 +34,6 @@ export interface BlackboxExporterProps {
 export const CONFIG_CHECKSUM_ANNOTATION = 'probekit.io/config-checksum';
 
 const CONFIG_DIR = '/etc/probekit';
-const CONFIG_FILE = 'blackbox.yml';
 /** An unprivileged uid and gid; the image's own user is not relied on, so runAsNonRoot can be verified. */
 const RUN_AS = 65534;
 
@@ -77,7 +76,7 @@ export class BlackboxExporter extends Construct {
       name: 'exporter',
       image: props.image ?? DEFAULTS.exporter.image,
       imagePullPolicy: kplus.ImagePullPolicy.IF_NOT_PRESENT,
-      args: [`--config.file=${CONFIG_DIR}/${CONFIG_FILE}`, `--web.listen-address=:${EXPORTER_PORT}`],
+      args: [`--config.file=${CONFIG_DIR}/${DEFAULT_CONFIG_FILE}`, `--web.listen-address=:${EXPORTER_PORT}`],
       ports: [{ number: EXPORTER_PORT, name: 'http' }],
       liveness: kplus.Probe.fromHttpGet(HEALTH_PATH, { port: EXPORTER_PORT }),
       readiness: kplus.Probe.fromHttpGet(HEALTH_PATH, { port: EXPORTER_PORT }),
@@ -92,7 +91,7 @@ export class BlackboxExporter extends Construct {
       },
     });
     this.container.mount(CONFIG_DIR, kplus.Volume.fromConfigMap(this, 'config-volume', this.configMap));
-    this.configMap.addData(CONFIG_FILE, lazyString(() => this.configText()));
+    this.configMap.addData(DEFAULT_CONFIG_FILE, lazyString(() => this.configText()));
     this.deployment.podMetadata.addAnnotation(CONFIG_CHECKSUM_ANNOTATION, lazyString(() => createHash('sha256').update(this.configText()).digest('hex')));
     ApiObject.of(this.deployment).addJsonPatch(
       JsonPatch.add('/spec/template/spec/containers/0/securityContext/capabilities', { drop: ['ALL'] }),

@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { version } from '../../package.json';
 import { createSearchClient, SEARCH_ENGINE_ENV } from '../search/connection';
-import type { LogFields } from '../search/log-fields';
+import { ECS_LOG_FIELDS, type LogFields } from '../search/log-fields';
 import { createSkillsMcpServer, listeningPort, serveSkillsOverHttp } from '../search/mcp';
 import { checkSkills, createSkillContext, loadCustomSkills, runSkill, type Skill } from '../search/skill';
 import { BUILT_IN_SKILLS } from '../search/skills';
@@ -43,7 +43,7 @@ function fieldsFrom(json: string | undefined): Partial<LogFields> {
   } catch {
     throw new UsageError('--fields: not JSON; give e.g. \'{"level":"severity","pod":"kubernetes.pod_name"}\'');
   }
-  const roles = ['timestamp', 'level', 'message', 'pod', 'namespace', 'service'];
+  const roles = Object.keys(ECS_LOG_FIELDS);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError('--fields: give a JSON object of role to field name');
   for (const [role, field] of Object.entries(parsed)) {
     if (!roles.includes(role)) throw new UsageError(`--fields: "${role}" is not a role; the roles are ${roles.join(', ')}`);

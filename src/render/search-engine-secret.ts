@@ -4,8 +4,10 @@
  * `probekit search-engine create-key --output secret` all produce this one shape.
  */
 
-/** Default name of the Secret; the skills server and the spec's `existingSecret` default to it. */
-export const SEARCH_ENGINE_SECRET_NAME = 'search-engine';
+import { DEFAULTS } from '../model/spec';
+
+/** Default name of the Secret (the spec's searchEngine.secretName); the skills server defaults to it too. */
+export const SEARCH_ENGINE_SECRET_NAME = DEFAULTS.searchEngine.secretName;
 
 /** Keys of the Secret's data. */
 export const SEARCH_ENGINE_SECRET_KEYS = {
