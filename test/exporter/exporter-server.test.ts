@@ -198,6 +198,8 @@ describe('other endpoints', () => {
   });
 
   it('never logs secrets', () => {
+    // The log holds the probes above, credentials in their targets included (masked).
+    expect(logLines.join('\n')).toContain('user:<secret>@');
     expect(logLines.join('\n')).not.toMatch(/top-s3cret|url-s3cret/);
   });
 });
@@ -249,7 +251,10 @@ describe('command line', () => {
       expect(await configText()).toContain('two:');
       writeFileSync(file, 'modules:\n  three:\n    prober: bogus\n');
       child.kill('SIGHUP');
-      await new Promise((done) => setTimeout(done, 500));
+      // Wait until the bad reload has been refused, then check the old config still serves.
+      const reloadSucceeded = async () => metricValue(parseMetrics(await (await fetch(`${url}/metrics`)).text()), 'blackbox_exporter_config_last_reload_successful');
+      for (let tries = 0; tries < 50 && (await reloadSucceeded()) !== 0; tries += 1) await new Promise((done) => setTimeout(done, 100));
+      expect(await reloadSucceeded()).toBe(0);
       expect(await configText()).toContain('two:');
     } finally {
       child.kill('SIGTERM');
