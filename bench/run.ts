@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { stringify } from 'yaml';
-import type { ConfigInput, ModuleInput } from '../exporter/src/config/schema';
+import type { ConfigInput, ModuleInput } from '@probekit/exporter';
 import { openIcmpSocket } from '../exporter/src/probers/shared/icmp-socket';
 import { ZONE } from '../test/support/dns-test-server';
 import { makeTlsFixtures } from '../test/support/tls-fixtures';

@@ -9,7 +9,7 @@ import type { AddressInfo, Server } from 'node:net';
 import http from 'node:http';
 import http2 from 'node:http2';
 import { startDnsTestServer } from '../test/support/dns-test-server';
-import { startGrpcHealthServer } from '../test/support/grpc-health-server';
+import { startGrpcHealthServer } from '../exporter/test/support/grpc-health-server';
 import { startTcpTestServer } from '../test/support/tcp-test-server';
 
 export interface TargetPorts {

@@ -5,7 +5,7 @@
  */
 import * as pulumi from '@pulumi/pulumi';
 import * as kubernetes from '@pulumi/kubernetes';
-import { renderSearchEngineSecret } from '../src/render/search-engine-secret';
+import { renderSearchEngineSecret } from 'probekit';
 import { applyObjects, type KubernetesObject } from './objects';
 
 export interface AgentRelease {

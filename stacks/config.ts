@@ -5,9 +5,8 @@
  */
 import * as pulumi from '@pulumi/pulumi';
 import { z } from 'zod';
-import { checkTarget, DEFAULTS, parseSpec, SpecError, specSchema, type Environment, type Spec, type SpecInput } from '../src/model';
-import { describeIssues, formatPath, type FieldPath } from '../src/model/issues';
-import { ROLE_PRESET_NAMES, type RolePreset } from '../src/search/api-key';
+import { checkTarget, DEFAULTS, describeIssues, formatPath, parseSpec, SpecError, specSchema, type Environment, type FieldPath, type Spec, type SpecInput } from 'probekit';
+import { ROLE_PRESET_NAMES, type RolePreset } from 'probekit/search';
 
 /** The configuration namespace: the project name of Pulumi.yaml. */
 export const CONFIG_NAMESPACE = 'probekit';

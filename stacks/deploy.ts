@@ -5,10 +5,8 @@
  */
 import * as pulumi from '@pulumi/pulumi';
 import { readFileSync } from 'node:fs';
-import { synthesize } from '../src/cdk8s';
-import { DEFAULTS, type Environment } from '../src/model';
-import { clusterExporterAddress } from '../src/render/scrape-job';
-import { DEFAULT_ROLE_PRESET } from '../src/search/api-key';
+import { clusterExporterAddress, DEFAULTS, synthesize, type Environment } from 'probekit';
+import { DEFAULT_ROLE_PRESET } from 'probekit/search';
 import { SearchEngineApiKey } from './api-key';
 import { ProbekitCluster } from './cluster';
 import type { KubernetesObject } from './objects';

@@ -3,7 +3,7 @@
  * probekit-exporter: command line as blackbox_exporter's, so service units and containers written for it work.
  */
 import { loadConfigFile, ConfigError } from './config/load';
-import { DEFAULT_CONFIG_FILE, EXPORTER_PORT } from './interface';
+import { DEFAULT_CONFIG_FILE, EXPORTER_PORT } from './contract/endpoints';
 import { LOG_LEVELS, Logger, type LogLevel } from './log';
 import { Exporter } from './server/exporter-server';
 import { EXPORTER_VERSION } from './version';

@@ -8,8 +8,7 @@ import { Duration, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { SEARCH_ENGINE_SECRET_KEYS, SEARCH_ENGINE_SECRET_NAME } from '../render/search-engine-secret';
-import { SEARCH_ENGINE_ENV } from '../search/connection';
-import { HEALTH_PATH } from '../search/mcp';
+import { SEARCH_ENGINE_ENV, SKILLS_SERVER_HEALTH_PATH } from '../search/skills-server';
 
 /** Environment variable the server reads its MCP bearer token from, when one is configured. */
 export const MCP_TOKEN_ENV = 'PROBEKIT_MCP_TOKEN';
@@ -63,7 +62,7 @@ export class AssistantSkills extends Construct {
       automountServiceAccountToken: false,
       securityContext: { ensureNonRoot: true, user: 65532, group: 65532, fsGroup: 65532 },
     });
-    const health = kplus.Probe.fromHttpGet(HEALTH_PATH, { port: containerPort, periodSeconds: Duration.seconds(10) });
+    const health = kplus.Probe.fromHttpGet(SKILLS_SERVER_HEALTH_PATH, { port: containerPort, periodSeconds: Duration.seconds(10) });
     this.deployment.addContainer({
       name: 'skills',
       image: props.image,

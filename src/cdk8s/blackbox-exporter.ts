@@ -8,7 +8,7 @@ import { ApiObject, Chart, JsonPatch, Lazy } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { stringify } from 'yaml';
-import { DEFAULT_CONFIG_FILE, EXPORTER_PORT, HEALTH_PATH } from '../../exporter/src/interface';
+import { DEFAULT_CONFIG_FILE, EXPORTER_PORT, HEALTH_PATH } from '@probekit/exporter';
 import { DEFAULTS, readEnvSecret, type Environment, type Resources, type SpecModule } from '../model';
 import { CLUSTER_EXISTING_SECRETS_DIR, CLUSTER_SECRETS_DIR, renderExporterConfig, type SecretHeaderFile } from '../render/exporter-config';
 

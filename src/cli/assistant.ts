@@ -4,7 +4,8 @@
 import type { Server } from 'node:http';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { version } from '../../package.json';
-import { createSearchClient, SEARCH_ENGINE_ENV } from '../search/connection';
+import { createSearchClient } from '../search/connection';
+import { SEARCH_ENGINE_ENV } from '../search/skills-server';
 import { ECS_LOG_FIELDS, type LogFields } from '../search/log-fields';
 import { createSkillsMcpServer, listeningPort, serveSkillsOverHttp } from '../search/mcp';
 import { checkSkills, createSkillContext, loadCustomSkills, runSkill, type Skill } from '../search/skill';

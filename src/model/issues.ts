@@ -3,7 +3,7 @@
  * anything else that validates user input with zod.
  */
 import type { z } from 'zod';
-import { closestName, fieldsAt, type FieldPath } from '../../exporter/src/config/field-names';
+import { closestName, fieldsAt, type FieldPath } from '@probekit/exporter';
 
 export type { FieldPath };
 

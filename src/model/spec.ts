@@ -3,15 +3,14 @@
  * field names are a contract that other tools read. Every default lives in DEFAULTS below.
  */
 import { z } from 'zod';
-import type { ModuleInput } from '../../exporter/src/config/schema';
+import { EXPORTER_IMAGE, type ModuleInput } from '@probekit/exporter';
 import { secretRefSchema, type SecretRef } from './secret-ref';
 import { PRESET_NAMES } from './presets';
-import { version } from '../../package.json';
 
 export const DEFAULTS = {
   namespace: 'monitoring',
   exporter: {
-    image: `ghcr.io/probekit/exporter:${version}`,
+    image: EXPORTER_IMAGE,
     replicas: 1,
     serviceName: 'blackbox-exporter',
     resources: {

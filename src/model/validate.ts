@@ -4,11 +4,7 @@
  * reported at once so that one synth shows everything to mend.
  */
 import { isIP } from 'node:net';
-import { moduleSchema, type ModuleInput } from '../../exporter/src/config/schema';
-import { DURATION_HINT, parseDuration } from '../../exporter/src/config/duration';
-import { validateModule } from '../../exporter/src/config/validate';
-import type { ProberName } from '../../exporter/src/interface';
-import { portNumber, splitHostPort, type HostPort } from '../../exporter/src/probers/shared/host-port';
+import { DURATION_HINT, moduleSchema, parseDuration, portNumber, splitHostPort, validateModule, type HostPort, type ModuleInput, type ProberName } from '@probekit/exporter';
 import { describeIssues, formatPath, type FieldPath } from './issues';
 import { http2xx, http2xxWithHeader, httpPost2xx } from './presets';
 import { isSecretRef, readEnvSecret, type Environment, type SecretRef } from './secret-ref';

@@ -4,7 +4,7 @@
  * from a Secret (cluster) or writes it with tight permissions (single machine).
  */
 import { stringify } from 'yaml';
-import type { ConfigInput, ModuleInput } from '../../exporter/src/config/schema';
+import type { ConfigInput, ModuleInput } from '@probekit/exporter';
 import type { SecretRef, Spec, SpecModule } from '../model';
 import { secretHeaders, withoutSecretHeaders } from '../model';
 

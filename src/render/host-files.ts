@@ -4,7 +4,7 @@
  * is edited in place: its comments, order and other jobs stay; jobs of the same name are replaced.
  */
 import { isMap, isSeq, parseDocument, stringify, type Document } from 'yaml';
-import { EXPORTER_PORT, HEALTH_PATH } from '../../exporter/src/interface';
+import { EXPORTER_PORT, HEALTH_PATH } from '@probekit/exporter';
 import { formatPath } from '../model/issues';
 import { readEnvSecret, type Environment, type Spec } from '../model';
 import { renderExporterConfig } from './exporter-config';

@@ -2,7 +2,7 @@
  * Spec to the agent's scrape jobs (seed 2.1) with the relabel rules of seed 2.2: the target becomes the
  * `target` query parameter, the instance label carries the target, and the scrape goes to the exporter.
  */
-import { EXPORTER_PORT, PROBE_PATH } from '../../exporter/src/interface';
+import { EXPORTER_PORT, PROBE_PATH } from '@probekit/exporter';
 import type { Job, Spec } from '../model';
 
 export interface RelabelRule {

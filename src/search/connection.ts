@@ -175,8 +175,3 @@ export function describeFailure(error: unknown, url: string, doing: string, cred
   return new SearchEngineError('connection', `${doing} failed: ${oneLine(message)}`);
 }
 
-/** Environment variables the skills server reads its integration settings from (seed 2.6) when no flag names them. */
-export const SEARCH_ENGINE_ENV = {
-  url: 'PROBEKIT_SEARCH_ENGINE_URL',
-  apiToken: 'PROBEKIT_SEARCH_ENGINE_API_TOKEN',
-} as const;

@@ -10,11 +10,9 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { runSkill, type Skill, type SkillContext } from './skill';
+import { MCP_HTTP_PATH, SKILLS_SERVER_HEALTH_PATH } from './skills-server';
 
 export const MCP_SERVER_NAME = 'probekit-assistant';
-/** Path of the Streamable HTTP endpoint, and of the health check that orchestrators probe. */
-export const MCP_HTTP_PATH = '/mcp';
-export const HEALTH_PATH = '/healthz';
 
 export function createSkillsMcpServer(skills: readonly Skill[], context: SkillContext, version: string): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, version });
@@ -58,7 +56,7 @@ function answer(res: ServerResponse, status: number, body: unknown, headers: Rec
 export async function serveSkillsOverHttp(createServerForRequest: () => McpServer, options: HttpServeOptions): Promise<Server> {
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
-    if (path === HEALTH_PATH && req.method === 'GET') return answer(res, 200, { status: 'ok' });
+    if (path === SKILLS_SERVER_HEALTH_PATH && req.method === 'GET') return answer(res, 200, { status: 'ok' });
     if (path !== MCP_HTTP_PATH) return answer(res, 404, { error: `not found; the MCP endpoint is ${MCP_HTTP_PATH}` });
     if (options.bearerToken !== undefined) {
       const given = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';

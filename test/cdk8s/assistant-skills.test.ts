@@ -6,7 +6,7 @@
 import { Chart, Testing } from 'cdk8s';
 import { AssistantSkills, MCP_TOKEN_ENV } from '../../src/cdk8s/assistant-skills';
 import { SEARCH_ENGINE_SECRET_KEYS, SEARCH_ENGINE_SECRET_NAME } from '../../src/render/search-engine-secret';
-import { SEARCH_ENGINE_ENV } from '../../src/search/connection';
+import { SEARCH_ENGINE_ENV } from '../../src/search/skills-server';
 
 interface Manifest {
   kind: string;

@@ -1,7 +1,7 @@
 import { parse } from 'yaml';
 import { parseSpec } from '../../src/model';
 import { CLUSTER_EXISTING_SECRETS_DIR, CLUSTER_SECRETS_DIR, LOCAL_EXPORTER_ADDRESS, renderAgentValues, renderExporterConfig, renderExporterConfigYaml, renderScrapeJobs } from '../../src/render';
-import { configSchema } from '../../exporter/src/config/schema';
+import { configSchema } from '@probekit/exporter';
 import { fullEnv, fullSpec, SECRET_VALUES, SEED_HTTP_SETTINGS } from '../fixtures/specs';
 
 const spec = parseSpec(fullSpec, { env: fullEnv });

@@ -14,8 +14,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ROLE_PRESETS } from '../../src/search/api-key';
-import { createSearchClient, SEARCH_ENGINE_ENV } from '../../src/search/connection';
-import { createSkillsMcpServer, HEALTH_PATH } from '../../src/search/mcp';
+import { createSearchClient } from '../../src/search/connection';
+import { createSkillsMcpServer } from '../../src/search/mcp';
+import { SEARCH_ENGINE_ENV, SKILLS_SERVER_HEALTH_PATH } from '../../src/search/skills-server';
 import { checkSkills, createSkillContext, loadCustomSkills, type Skill } from '../../src/search/skill';
 import { BUILT_IN_SKILLS } from '../../src/search/skills';
 import { runCli } from '../support/cli';
@@ -115,7 +116,7 @@ describeWithBinaries([OPENSSL])('the skills over MCP', () => {
       );
       try {
         const base = `http://127.0.0.1:${port}`;
-        await waitFor(async () => (await fetch(`${base}${HEALTH_PATH}`)).ok);
+        await waitFor(async () => (await fetch(`${base}${SKILLS_SERVER_HEALTH_PATH}`)).ok);
         const anonymous = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
         expect(anonymous.status).toBe(401);
 
@@ -134,7 +135,7 @@ describeWithBinaries([OPENSSL])('the skills over MCP', () => {
     it('over stdio: the CLI as a child process, settings from the environment the cluster form sets', async () => {
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: [require.resolve('tsx/cli'), join(__dirname, '..', '..', 'src', 'cli', 'main.ts'), 'assistant', 'serve', '--ca-file', caFile, '--skills', CUSTOM],
+        args: ['--conditions=@probekit/source', '--import', 'tsx', join(__dirname, '..', '..', 'src', 'cli', 'main.ts'), 'assistant', 'serve', '--ca-file', caFile, '--skills', CUSTOM],
         env: { PATH: process.env.PATH ?? '', [SEARCH_ENGINE_ENV.url]: es.url, [SEARCH_ENGINE_ENV.apiToken]: token },
         stderr: 'pipe',
       });

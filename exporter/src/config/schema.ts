@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { DURATION_HINT, parseDuration } from './duration';
-import { PROBER_NAMES } from '../interface';
+import { PROBER_NAMES } from '../contract/endpoints';
 
 const duration = z.string().refine((text) => parseDuration(text) !== undefined, {
   message: `must be ${DURATION_HINT}`,

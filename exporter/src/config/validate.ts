@@ -5,7 +5,7 @@
 import type { HttpProbe, Module } from './schema';
 import { compileGoRegexp } from './regexp';
 import { parseByteSize } from './size';
-import { PROBER_NAMES } from '../interface';
+import { PROBER_NAMES } from '../contract/endpoints';
 
 export interface ConfigProblem {
   readonly path: ReadonlyArray<string | number>;

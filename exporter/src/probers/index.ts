@@ -1,7 +1,7 @@
 /**
  * The probers by the name a module's `prober` field uses. Adding a prober is one file plus one line here.
  */
-import type { ProberName } from '../interface';
+import type { ProberName } from '../contract/endpoints';
 import { probeDns } from './dns';
 import { probeGrpc } from './grpc';
 import { probeHttp } from './http';

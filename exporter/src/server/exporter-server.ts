@@ -7,7 +7,7 @@ import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { loadConfigFile } from '../config/load';
 import { maskedConfigYaml } from '../config/mask';
 import type { Config } from '../config/schema';
-import { CONFIG_PATH, HEALTH_PATH, METRICS_PATH, PROBE_LOGS_PATH, PROBE_PATH, RELOAD_PATH, SCRAPE_TIMEOUT_HEADER } from '../interface';
+import { CONFIG_PATH, HEALTH_PATH, METRICS_PATH, PROBE_LOGS_PATH, PROBE_PATH, RELOAD_PATH, SCRAPE_TIMEOUT_HEADER } from '../contract/endpoints';
 import type { Logger } from '../log';
 import { BUILD_INFO, CONFIG_RELOAD_SUCCESS, CONFIG_RELOAD_SUCCESS_TIME, MODULE_UNKNOWN, gauge } from '../metrics';
 import { EXPORTER_VERSION } from '../version';

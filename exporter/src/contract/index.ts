@@ -1,0 +1,20 @@
+/**
+ * The exporter's contract: everything another package may know about the exporter, and the only entry point
+ * of `@probekit/exporter` (its package.json `exports` refuses deep imports). It loads no prober and no
+ * runtime dependency of the exporter, only what describes its config file and its HTTP interface.
+ */
+export * from './endpoints';
+export { EXPORTER_VERSION, EXPORTER_IMAGE } from '../version';
+export {
+  moduleSchema,
+  configSchema,
+  type ModuleInput,
+  type ConfigInput,
+  type Module,
+  type Config,
+} from '../config/schema';
+export { validateModule, type ConfigProblem } from '../config/validate';
+export { DURATION_HINT, parseDuration, formatDuration } from '../config/duration';
+export { parseByteSize } from '../config/size';
+export { portNumber, splitHostPort, type HostPort } from '../probers/shared/host-port';
+export { closestName, fieldsAt, type FieldPath } from '../config/field-names';

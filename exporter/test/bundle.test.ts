@@ -1,0 +1,86 @@
+/**
+ * The bundle is what the bin, the system service and the container image run: it must work from a
+ * directory with no node_modules, and carry only the exporter's own dependencies.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { metricValue, parseMetrics } from '../../test/support/metrics-text';
+import { freePort } from '../../test/support/reference-exporter';
+import { loadConfigFile } from '../src/config/load';
+import { EXPORTER_PORT, HEALTH_PATH } from '../src/contract/endpoints';
+
+const BUILD_SCRIPT = resolve(__dirname, '../build.mjs');
+
+describe('exporter bundle', () => {
+  let dir: string;
+  let bundle: string;
+  let packages: string[];
+
+  beforeAll(() => {
+    const buildDir = mkdtempSync(join(tmpdir(), 'probekit-build-'));
+    dir = mkdtempSync(join(tmpdir(), 'probekit-bundle-'));
+    const built = join(buildDir, 'probekit-exporter.js');
+    const meta = join(buildDir, 'meta.json');
+    execFileSync(process.execPath, [BUILD_SCRIPT, '--outfile', built, '--metafile', meta], { stdio: 'pipe' });
+    bundle = join(dir, 'probekit-exporter.js');
+    copyFileSync(built, bundle);
+    const inputs = Object.keys((JSON.parse(readFileSync(meta, 'utf8')) as { inputs: Record<string, unknown> }).inputs);
+    packages = [...new Set(inputs.map((input) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1]).filter((name): name is string => Boolean(name)))].sort();
+    rmSync(buildDir, { recursive: true, force: true });
+  }, 60_000);
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('carries only the exporter dependencies', () => {
+    expect(packages).toEqual(expect.arrayContaining(['prom-client', 'yaml', 'zod']));
+    for (const name of packages) expect(name).not.toMatch(/cdk8s|pulumi|constructs|elastic|modelcontextprotocol/);
+  });
+
+  it('runs standalone from a directory without node_modules and probes', async () => {
+    expect(execFileSync(process.execPath, [bundle, '--version'], { cwd: dir, encoding: 'utf8' })).toMatch(/^probekit-exporter, version/);
+    writeFileSync(join(dir, 'blackbox.yml'), 'modules:\n  http_2xx:\n    prober: http\n    http:\n      preferred_ip_protocol: ip4\n');
+    const target = createServer((_request, response) => response.end('ok')).listen(0, '127.0.0.1');
+    await once(target, 'listening');
+    const port = await freePort();
+    // Default --config.file is blackbox.yml in the working directory, as upstream.
+    const child = spawn(process.execPath, [bundle, `--web.listen-address=127.0.0.1:${port}`], { cwd: dir, stdio: 'ignore' });
+    try {
+      let text = '';
+      for (let tries = 0; tries < 100 && !text; tries += 1) {
+        text = await fetch(`http://127.0.0.1:${port}/probe?module=http_2xx&target=http://127.0.0.1:${(target.address() as AddressInfo).port}/`).then((r) => r.text(), () => '');
+        if (!text) await new Promise((done) => setTimeout(done, 100));
+      }
+      expect(metricValue(parseMetrics(text), 'probe_success')).toBe(1);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+      target.close();
+    }
+  });
+});
+
+// No container engine runs here: the image is checked against the facts it must agree with.
+describe('exporter image definition', () => {
+  const dockerfile = readFileSync(resolve(__dirname, '../Dockerfile'), 'utf8');
+
+  it('is multi-stage, pinned, non-root, exposes the exporter port with a health check on its health path', () => {
+    const bases = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((match) => match[1]);
+    expect(bases).toHaveLength(2);
+    for (const base of bases) expect(base).toMatch(/^node:20\.\d+\.\d+-[a-z]+-slim$/);
+    expect(dockerfile).toMatch(/RUN npm ci\b/);
+    expect(dockerfile).toMatch(/^USER node$/m);
+    expect(dockerfile).toContain(`EXPOSE ${EXPORTER_PORT}\n`);
+    expect(dockerfile).toContain(`127.0.0.1:${EXPORTER_PORT}${HEALTH_PATH}`);
+    expect(dockerfile).toContain('/src/exporter/dist/probekit-exporter.js');
+  });
+
+  it('ships a default config that the exporter accepts', async () => {
+    const config = await loadConfigFile(resolve(__dirname, '../blackbox.yml'));
+    expect(Object.keys(config.modules)).toEqual(['http_2xx', 'http_post_2xx']);
+  });
+});

@@ -1,0 +1,171 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { connect, createServer, type Server, type TLSSocket } from 'node:tls';
+import { createHash, X509Certificate } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import { tlsConfigSchema, type TlsConfig } from '../../../src/config/schema';
+import { recordTlsMetrics, tlsConnectionOptions, UNVERIFIED_CHAIN_EXPIRY } from '../../../src/probers/shared/tls';
+import { makeTlsFixtures, type TlsFixtures } from '../../../../test/support/tls-fixtures';
+import { metricValue, parseMetrics } from '../../../../test/support/metrics-text';
+
+let pki: TlsFixtures;
+let server: Server;
+let port: number;
+let clientCertSeen: boolean;
+
+beforeAll(async () => {
+  pki = makeTlsFixtures();
+  server = createServer({ cert: pki.serverCert, key: pki.serverKey, ca: pki.ca, requestCert: true, rejectUnauthorized: false, maxVersion: 'TLSv1.2' }, (socket) => {
+    clientCertSeen = socket.authorized;
+    socket.end('hello');
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  port = (server.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  server.close();
+  pki.cleanup();
+});
+
+async function handshake(config: Partial<TlsConfig>, defaultServerName = 'localhost'): Promise<TLSSocket> {
+  const options = await tlsConnectionOptions(tlsConfigSchema.parse(config), defaultServerName);
+  const socket = connect({ ...options, host: '127.0.0.1', port });
+  try {
+    await once(socket, 'secureConnect');
+  } catch (error) {
+    socket.destroy();
+    throw error;
+  }
+  return socket;
+}
+
+describe('TLS options from tls_config', () => {
+  it('verifies the server against ca_file and the target host name', async () => {
+    const socket = await handshake({ ca_file: pki.caFile });
+    expect(socket.authorized).toBe(true);
+    socket.destroy();
+  });
+
+  it('refuses an unknown CA unless insecure_skip_verify', async () => {
+    await expect(handshake({})).rejects.toThrow(/self.signed|unable to (get|verify)/i);
+    const socket = await handshake({ insecure_skip_verify: true });
+    socket.destroy();
+  });
+
+  it('checks the certificate against server_name, not the connected address', async () => {
+    await expect(handshake({ ca_file: pki.caFile, server_name: 'other.example' })).rejects.toThrow(/other\.example/);
+    const socket = await handshake({ ca_file: pki.caFile }, '127.0.0.1');
+    expect(socket.authorized).toBe(true);
+    socket.destroy();
+  });
+
+  it('presents cert_file and key_file as the client certificate', async () => {
+    clientCertSeen = false;
+    const socket = await handshake({ ca_file: pki.caFile, cert_file: pki.clientCertFile, key_file: pki.clientKeyFile });
+    socket.resume();
+    await once(socket, 'end');
+    expect(clientCertSeen).toBe(true);
+    socket.destroy();
+  });
+
+  it('enforces min_version', async () => {
+    await expect(handshake({ ca_file: pki.caFile, min_version: 'TLS13' })).rejects.toThrow(/protocol|version/i);
+  });
+
+  it('makes one secure context per content, and a renewed ca_file takes effect at the next probe', async () => {
+    const other = makeTlsFixtures();
+    const caFile = join(pki.dir, 'rotating-ca.crt');
+    try {
+      writeFileSync(caFile, pki.ca);
+      const config = tlsConfigSchema.parse({ ca_file: caFile });
+      const first = await tlsConnectionOptions(config, 'localhost');
+      expect((await tlsConnectionOptions(config, 'localhost')).secureContext).toBe(first.secureContext);
+      (await handshake({ ca_file: caFile })).destroy();
+
+      writeFileSync(caFile, other.ca);
+      expect((await tlsConnectionOptions(config, 'localhost')).secureContext).not.toBe(first.secureContext);
+      await expect(handshake({ ca_file: caFile })).rejects.toThrow(/certificate/i);
+    } finally {
+      other.cleanup();
+    }
+  });
+
+  it('names the field when a file cannot be read', async () => {
+    await expect(tlsConnectionOptions(tlsConfigSchema.parse({ ca_file: '/nonexistent/ca.pem' }), 'x')).rejects.toThrow(/tls_config\.ca_file: cannot read \/nonexistent\/ca\.pem/);
+  });
+});
+
+describe('TLS metrics', () => {
+  it('records expiries, leaf information, version and cipher', async () => {
+    const socket = await handshake({ ca_file: pki.caFile });
+    const registry = new Registry();
+    recordTlsMetrics(socket, registry, true);
+    socket.destroy();
+    const samples = parseMetrics(await registry.metrics());
+    expect(metricValue(samples, 'probe_ssl_earliest_cert_expiry')).toBe(pki.serverNotAfter);
+    expect(metricValue(samples, 'probe_ssl_last_chain_expiry_timestamp_seconds')).toBe(pki.serverNotAfter);
+    expect(metricValue(samples, 'probe_tls_version_info', { version: 'TLS 1.2' })).toBe(1);
+    const cipher = samples.find((sample) => sample.name === 'probe_tls_cipher_info');
+    expect(cipher?.labels.cipher).toMatch(/^TLS_ECDHE_ECDSA_WITH_/);
+    const info = samples.find((sample) => sample.name === 'probe_ssl_last_chain_info');
+    const raw = new X509Certificate(readFileSync(pki.serverCertFile)).raw;
+    expect(info?.labels).toEqual({
+      fingerprint_sha256: createHash('sha256').update(raw).digest('hex'),
+      subject: 'CN=localhost,O=probekit tests',
+      issuer: 'CN=probekit test CA,O=probekit tests',
+      subjectalternative: 'localhost',
+    });
+  });
+
+  describe('with a CA that expires before the server certificate', () => {
+    let shortLived: TlsFixtures;
+    beforeAll(() => {
+      shortLived = makeTlsFixtures({ caDays: 30, serverDays: 60 });
+    });
+    afterAll(() => shortLived.cleanup());
+
+    async function metricsFrom(serverCertificates: string, config: Partial<TlsConfig>): Promise<ReturnType<typeof parseMetrics>> {
+      const sending = createServer({ cert: serverCertificates, key: shortLived.serverKey }, (socket) => socket.end());
+      await once(sending.listen(0, '127.0.0.1'), 'listening');
+      try {
+        const options = await tlsConnectionOptions(tlsConfigSchema.parse(config), 'localhost');
+        const socket = connect({ ...options, host: '127.0.0.1', port: (sending.address() as AddressInfo).port });
+        await once(socket, 'secureConnect');
+        const registry = new Registry();
+        recordTlsMetrics(socket, registry, !config.insecure_skip_verify);
+        socket.destroy();
+        return parseMetrics(await registry.metrics());
+      } finally {
+        sending.close();
+      }
+    }
+
+    // As Go: the earliest expiry covers the certificates the server sent; the last chain, the verified chain.
+    it('counts only the certificates the server sent for the earliest expiry', async () => {
+      const samples = await metricsFrom(shortLived.serverCert, { ca_file: shortLived.caFile });
+      expect(metricValue(samples, 'probe_ssl_earliest_cert_expiry')).toBe(shortLived.serverNotAfter);
+      expect(metricValue(samples, 'probe_ssl_last_chain_expiry_timestamp_seconds')).toBe(shortLived.caNotAfter);
+      expect(samples.find((sample) => sample.name === 'probe_ssl_last_chain_info')?.labels.subject).toBe('CN=localhost,O=probekit tests');
+    });
+
+    it('counts the CA when the server sends it too', async () => {
+      const samples = await metricsFrom(`${shortLived.serverCert}${shortLived.ca}`, { insecure_skip_verify: true });
+      expect(metricValue(samples, 'probe_ssl_earliest_cert_expiry')).toBe(shortLived.caNotAfter);
+      expect(metricValue(samples, 'probe_ssl_last_chain_expiry_timestamp_seconds')).toBe(UNVERIFIED_CHAIN_EXPIRY);
+    });
+  });
+
+  it('reports no verified chain when verification was skipped, as upstream', async () => {
+    const socket = await handshake({ insecure_skip_verify: true });
+    const registry = new Registry();
+    recordTlsMetrics(socket, registry, false);
+    socket.destroy();
+    const samples = parseMetrics(await registry.metrics());
+    expect(metricValue(samples, 'probe_ssl_last_chain_expiry_timestamp_seconds')).toBe(UNVERIFIED_CHAIN_EXPIRY);
+    expect(metricValue(samples, 'probe_ssl_earliest_cert_expiry')).toBe(pki.serverNotAfter);
+  });
+});

@@ -1,0 +1,41 @@
+/** Running one prober in-process against a module written as YAML, the way the handler would. */
+import { Registry } from 'prom-client';
+import { stringify } from 'yaml';
+import type { ModuleInput } from '../../src/config/schema';
+import { parseConfig } from '../../src/config/load';
+import { Logger, ProbeLog } from '../../src/log';
+import { PROBERS } from '../../src/probers';
+import { deadlineIn } from '../../src/probers/shared/deadline';
+import type { ProbeOptions } from '../../src/probers/types';
+import { parseMetrics, type Sample } from '../../../test/support/metrics-text';
+
+export interface ProbeRun {
+  readonly success: boolean;
+  readonly samples: Sample[];
+  readonly log: string;
+  readonly elapsedMs: number;
+}
+
+/** Probes `target` with the module described by `moduleYaml` (the lines under the module name). */
+export async function runProbe(moduleYaml: string, target: string, options: ProbeOptions & { timeoutMs?: number; configDir?: string } = {}): Promise<ProbeRun> {
+  const yaml = `modules:\n  m:\n${moduleYaml.replace(/^/gm, '    ')}\n`;
+  const module = parseConfig(yaml, `${options.configDir ?? '/tmp'}/blackbox.yml`).modules.m;
+  const prober = PROBERS[module.prober];
+  if (!prober) throw new Error(`no prober ${module.prober}`);
+  const registry = new Registry();
+  const log = new ProbeLog(new Logger('error', () => undefined), {});
+  const deadline = deadlineIn(options.timeoutMs ?? 5000);
+  const started = performance.now();
+  try {
+    const success = await prober(deadline, target, module, registry, log, { hostname: options.hostname });
+    return { success, samples: parseMetrics(await registry.metrics()), log: log.text(), elapsedMs: performance.now() - started };
+  } finally {
+    deadline.cancel();
+  }
+}
+
+/** Probes `target` with `module` given as an object (as the config's YAML would say it). */
+export function runModule(module: ModuleInput, target: string, options: ProbeOptions & { timeoutMs?: number; configDir?: string } = {}): Promise<ProbeRun> {
+  // Bytes (Uint8Array) are written as !!binary, as a config file would have them.
+  return runProbe(stringify(module, { customTags: ['binary'] }), target, options);
+}

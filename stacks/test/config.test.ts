@@ -1,0 +1,127 @@
+import * as pulumi from '@pulumi/pulumi';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { documentedExample } from 'probekit';
+import { parseStackConfig, readRawStackConfig, createsApiKey, type RawStackConfig } from '../config';
+
+const valid: RawStackConfig = {
+  spec: documentedExample,
+  clusters: [{ name: 'eu-west', kubeconfig: '/home/ops/.kube/eu-west', context: 'admin@eu-west' }, { name: 'us-east' }],
+  searchEngine: { url: 'https://127.0.0.1:9200', username: 'elastic', password: 'admin-password' },
+  agent: { chart: 'agent', repository: 'https://charts.example.test', version: '1.2.3', releaseName: 'agent' },
+};
+
+const withCluster = (cluster: Record<string, unknown>): RawStackConfig => ({ ...valid, clusters: [{ name: 'a' }, cluster] });
+
+function errorOf(raw: RawStackConfig, env: Record<string, string> = {}): string {
+  try {
+    parseStackConfig(raw, env);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('expected the configuration to be refused');
+}
+
+describe('stack configuration', () => {
+  it('reads the spec, clusters, admin credentials and the agent chart', () => {
+    const config = parseStackConfig(valid, {});
+    expect(config.clusters.map((cluster) => cluster.name)).toEqual(['eu-west', 'us-east']);
+    expect(config.clusters[0]).toMatchObject({ name: 'eu-west', kubeconfig: '/home/ops/.kube/eu-west', context: 'admin@eu-west' });
+    expect(config.clusters[0]!.spec.namespace).toBe('monitoring');
+    expect(config.clusters[0]!.spec.jobs[0]!.targets).toEqual(['https://example.com', 'https://prometheus.io']);
+    expect(createsApiKey(config.searchEngine)).toBe(true);
+    expect(config.agent).toEqual(valid.agent);
+  });
+
+  it('takes a ready API token instead of admin credentials', () => {
+    const config = parseStackConfig({ ...valid, searchEngine: { url: 'https://127.0.0.1:9200', apiToken: 'ZW5jb2RlZA==' } }, {});
+    expect(createsApiKey(config.searchEngine)).toBe(false);
+  });
+
+  it('applies each cluster\'s overrides to its own copy of the spec only', () => {
+    const config = parseStackConfig(
+      withCluster({ name: 'b', overrides: { namespace: 'probes', replicas: 3, extraTargets: { 'blackbox-exporter': ['https://internal.example.test/health'] } } }),
+      {},
+    );
+    const [plain, overridden] = config.clusters.map((cluster) => cluster.spec);
+    expect(plain!.namespace).toBe('monitoring');
+    expect(plain!.exporter.replicas).toBe(1);
+    expect(plain!.jobs[0]!.targets).toHaveLength(2);
+    expect(overridden!.namespace).toBe('probes');
+    expect(overridden!.exporter.replicas).toBe(3);
+    expect(overridden!.jobs[0]!.targets).toEqual(['https://example.com', 'https://prometheus.io', 'https://internal.example.test/health']);
+  });
+
+  it.each<[string, RawStackConfig, string]>([
+    ['a cluster name that is not a DNS label', withCluster({ name: 'Bad_Name' }), 'probekit:clusters[1].name: must be a DNS-1123 label'],
+    ['a cluster without a name', withCluster({ context: 'x' }), 'probekit:clusters[1].name: required'],
+    ['two clusters with one name', { ...valid, clusters: [{ name: 'a' }, { name: 'b' }, { name: 'a' }] }, 'probekit:clusters[2].name: repeats the name'],
+    ['a misspelt cluster field', withCluster({ name: 'b', kubeconfg: '/x' }), 'probekit:clusters[1].kubeconfg: unknown field; did you mean "kubeconfig"?'],
+    ['no cluster', { ...valid, clusters: [] }, 'probekit:clusters: must list at least one cluster'],
+    ['no clusters key', { ...valid, clusters: undefined }, 'probekit:clusters: required'],
+    ['clusters as an object', { ...valid, clusters: { name: 'a' } }, 'probekit:clusters: must be a list of clusters'],
+    ['an override namespace that is not a DNS label', withCluster({ name: 'b', overrides: { namespace: 'Probes!' } }), 'probekit:clusters[1].overrides.namespace: must be a DNS-1123 label'],
+    ['zero replicas', withCluster({ name: 'b', overrides: { replicas: 0 } }), 'probekit:clusters[1].overrides.replicas: Too small'],
+    ['extra targets for a job that does not exist', withCluster({ name: 'b', overrides: { extraTargets: { nope: ['https://a.test'] } } }), 'probekit:clusters[1].overrides.extraTargets.nope: probekit:spec has no job named so; its jobs are: blackbox-exporter'],
+    ['an extra target its prober cannot probe', withCluster({ name: 'b', overrides: { extraTargets: { 'blackbox-exporter': ['https://ok.test', 'ftp://x'] } } }), 'probekit:clusters[1].overrides.extraTargets.blackbox-exporter[1]: "ftp://x" has scheme ftp'],
+    ['no spec', { ...valid, spec: undefined }, 'probekit:spec: required'],
+    ['a spec job naming an unknown module', { ...valid, spec: { ...documentedExample, jobs: [{ module: 'nope', targets: ['https://a.test'] }] } }, 'probekit:spec.jobs[0].module:'],
+    ['a spec with its own search engine', { ...valid, spec: { ...documentedExample, searchEngine: { url: 'https://127.0.0.1:9200', apiToken: { fromEnv: 'T' } } } }, 'probekit:spec.searchEngine: the stack takes the search engine from probekit:searchEngine'],
+    ['admin credentials without a password', { ...valid, searchEngine: { url: 'https://127.0.0.1:9200', username: 'elastic' } }, 'probekit:searchEngine.password: required'],
+    ['a search-engine URL that is not http(s)', { ...valid, searchEngine: { url: 'ftp://127.0.0.1', apiToken: 't' } }, 'probekit:searchEngine.url: must be an http or https URL'],
+    ['a role that is no preset', { ...valid, searchEngine: { ...(valid.searchEngine as object), role: 'superuser' } }, 'probekit:searchEngine.role: must be one of all-access, read-only'],
+    ['both forms mixed', { ...valid, searchEngine: { url: 'https://127.0.0.1:9200', apiToken: 't', password: 'p' } }, 'probekit:searchEngine.password: unknown field'],
+    ['no searchEngine key', { ...valid, searchEngine: undefined }, 'probekit:searchEngine: required: either { url, username, password }'],
+    ['an agent without a chart', { ...valid, agent: { releaseName: 'agent' } }, 'probekit:agent.chart: required'],
+    ['an agent without a release name', { ...valid, agent: { chart: 'agent' } }, 'probekit:agent.releaseName: required'],
+    ['an agent repository that is not a URL', { ...valid, agent: { chart: 'agent', releaseName: 'agent', repository: 'charts' } }, 'probekit:agent.repository: must be an http or https URL'],
+  ])('names the wrong key for %s', (_case, raw, start) => {
+    const message = errorOf(raw);
+    expect(message.startsWith(start)).toBe(true);
+    expect(message).not.toContain('\n');
+  });
+
+  it('checks the spec\'s environment references against the environment of pulumi up', () => {
+    const spec = { ...documentedExample, modules: { with_token: { preset: 'http_2xx_with_header', accessToken: { fromEnv: 'PROBE_TOKEN' } } }, jobs: [{ module: 'with_token', targets: ['https://a.test'] }] };
+    expect(errorOf({ ...valid, spec })).toMatch(/^probekit:spec\.modules\.with_token\.http\.headers\.Authentication\.fromEnv: environment variable PROBE_TOKEN is not set/);
+    expect(parseStackConfig({ ...valid, spec }, { PROBE_TOKEN: 'token' }).clusters).toHaveLength(2);
+  });
+
+  it('never repeats a password in an error', () => {
+    const message = errorOf({ ...valid, searchEngine: { url: 'not a url', username: 'elastic', password: 'admin-password' } });
+    expect(message).toMatch(/^probekit:searchEngine\.url: /);
+    expect(message).not.toContain('admin-password');
+  });
+});
+
+describe('reading the running stack', () => {
+  afterEach(() => pulumi.runtime.setAllConfig({}));
+
+  it('parses the structured keys Pulumi hands over as JSON', () => {
+    pulumi.runtime.setAllConfig(
+      Object.fromEntries(Object.entries(valid).map(([key, value]) => [`probekit:${key}`, JSON.stringify(value)])),
+      ['probekit:searchEngine'],
+    );
+    const raw = readRawStackConfig();
+    expect(raw).toEqual(valid);
+    expect(parseStackConfig(raw, {}).clusters).toHaveLength(2);
+  });
+
+  it('refuses a plain string without quoting it', () => {
+    pulumi.runtime.setAllConfig({ 'probekit:searchEngine': 'hunter2-not-json' }, ['probekit:searchEngine']);
+    expect(() => readRawStackConfig()).toThrow(/^probekit:searchEngine: must be structured configuration/);
+    expect(() => readRawStackConfig()).not.toThrow(/hunter2/);
+  });
+});
+
+describe('the example stack file', () => {
+  it('Pulumi.dev.yaml configures two clusters and is valid once the password is set', () => {
+    const stack = parseYaml(readFileSync(join(__dirname, '..', '..', 'Pulumi.dev.yaml'), 'utf8')) as { config: Record<string, unknown> };
+    const raw = Object.fromEntries(Object.entries(stack.config).map(([key, value]) => [key.replace(/^probekit:/, ''), value])) as RawStackConfig;
+    expect(errorOf(raw)).toBe('probekit:searchEngine.password: required');
+    const config = parseStackConfig({ ...raw, searchEngine: { ...(raw.searchEngine as object), password: 'set-as-a-secret' } }, {});
+    expect(config.clusters.map((cluster) => cluster.name)).toEqual(['eu-west', 'us-east']);
+    expect(config.clusters[1]!.spec.exporter.replicas).toBe(2);
+  });
+});
