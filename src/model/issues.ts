@@ -3,27 +3,14 @@
  * anything else that validates user input with zod.
  */
 import type { z } from 'zod';
-import { closestName, fieldsAt, type FieldPath } from '@probekit/exporter';
+import { closestName, fieldsAt, formatPath, type FieldPath } from '@probekit/exporter';
 
-export type { FieldPath };
-
-/** `jobs[0].targets`, `modules.http_2xx.http.method`. */
-export function formatPath(path: FieldPath): string {
-  return path
-    .map((segment, index) => {
-      if (typeof segment === 'number') return `[${segment}]`;
-      const text = String(segment);
-      const plain = /^[A-Za-z_][A-Za-z0-9_-]*$/.test(text);
-      const quoted = plain ? text : JSON.stringify(text);
-      return index === 0 ? quoted : plain ? `.${text}` : `[${quoted}]`;
-    })
-    .join('');
-}
+export { formatPath, type FieldPath };
 
 /** One line per issue: `path: what is wrong; how to fix it`. */
 export function describeIssues(schema: z.ZodType, issues: readonly z.core.$ZodIssue[], prefix: FieldPath = []): string[] {
   return issues.flatMap((issue) => {
-    const path = [...prefix, ...issue.path];
+    const path: FieldPath = [...prefix, ...issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment))];
     if (issue.code === 'unrecognized_keys') {
       const known = fieldsAt(schema, issue.path);
       return issue.keys.map((key) => {

@@ -3,8 +3,7 @@
  * rules that span fields. Every problem is one line naming the field and the fix; all of them are
  * reported at once so that one synth shows everything to mend.
  */
-import { isIP } from 'node:net';
-import { DURATION_HINT, moduleSchema, parseDuration, portNumber, splitHostPort, validateModule, type HostPort, type ModuleInput, type ProberName } from '@probekit/exporter';
+import { DURATION_HINT, moduleSchema, parseDuration, targetProblem, validateModule, type ModuleInput, type ProberName } from '@probekit/exporter';
 import { describeIssues, formatPath, type FieldPath } from './issues';
 import { http2xx, http2xxWithHeader, httpPost2xx } from './presets';
 import { isSecretRef, readEnvSecret, type Environment, type SecretRef } from './secret-ref';
@@ -161,48 +160,9 @@ function checkDuplicateJobNames(jobs: readonly Job[]): string[] {
   return problems;
 }
 
-const HOSTNAME = /^(?=.{1,253}$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*\.?$/;
-
-function isHost(host: string): boolean {
-  return isIP(host) !== 0 || HOSTNAME.test(host);
-}
-
-/** Why a `host:port` target is wrong, or undefined when it is right; as the exporter's probers split it. */
-function checkHostPort(parts: HostPort): string | undefined {
-  if (!isHost(parts.host)) return `has an invalid host "${parts.host}"`;
-  return portNumber(parts.port) === undefined ? `has an invalid port ${parts.port}; use 1 to 65535` : undefined;
-}
-
-/** Why a target does not fit its prober, or undefined when it does. */
+/** Why a target does not fit its prober, or undefined when it does: the exporter's own grammar. */
 export function checkTarget(target: string, prober: ProberName): string | undefined {
-  switch (prober) {
-    case 'http': {
-      let url: URL;
-      try {
-        url = new URL(target);
-      } catch {
-        return 'is not a URL; write it with its scheme, for example https://example.com/health';
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') return `has scheme ${url.protocol.slice(0, -1)}; an http module probes http:// and https:// URLs`;
-      return url.hostname ? undefined : 'has no host; write it as https://host[:port]/path';
-    }
-    case 'tcp':
-    case 'grpc': {
-      // A grpc target may also be written as a URL with the port (https://host:port), as upstream reads it.
-      const parts = splitHostPort(prober === 'grpc' ? target.replace(/^https?:\/\//, '').replace(/\/$/, '') : target);
-      if (!parts) return `is not host:port; a ${prober} module needs the port, for example example.com:443 or [::1]:${prober === 'grpc' ? '50051' : '443'}`;
-      return checkHostPort(parts);
-    }
-    case 'dns': {
-      // A port that is not a number means the target is something else altogether (a URL, say).
-      const parts = splitHostPort(target);
-      if (parts && /^[0-9]+$/.test(parts.port)) return checkHostPort(parts);
-      return isHost(target) ? undefined : 'is not the address of a DNS server; write host or host:port, for example 1.1.1.1 or ns1.example.com:53';
-    }
-    case 'icmp':
-      if (isHost(target)) return undefined;
-      return 'is not a host; an icmp module pings a host name or IP address, without scheme or port';
-  }
+  return targetProblem(prober, target);
 }
 
 function checkEnvReferences(spec: Spec, env: Environment): string[] {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
+import { FROM_SOURCE } from '../support/from-source';
 
 const run = promisify(execFile);
 const root = join(__dirname, '..', '..');
@@ -21,7 +22,7 @@ afterEach(() => rmSync(outdir, { recursive: true, force: true }));
 /** Runs the app as cdk8s does, with CDK8S_OUTDIR, and returns its exit code and stderr. */
 async function runApp(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
   try {
-    const { stderr } = await run(join(root, 'node_modules', '.bin', 'tsx'), ['src/cdk8s/app.ts'], { cwd: root, env: { ...process.env, CDK8S_OUTDIR: outdir, ...env } });
+    const { stderr } = await run(process.execPath, [...FROM_SOURCE, 'src/cdk8s/app.ts'], { cwd: root, env: { ...process.env, CDK8S_OUTDIR: outdir, ...env } });
     return { code: 0, stderr };
   } catch (error) {
     const failure = error as { code: number; stderr: string };

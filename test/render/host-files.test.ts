@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { parseSpec } from '../../src/model';
 import { addScrapeJobs, hostPaths, renderHostFiles, renderScrapeJobs, LOCAL_EXPORTER_ADDRESS } from '../../src/render';
+import { FROM_SOURCE } from '../support/from-source';
 import { describeWithBinaries } from '../support/integration';
 
 const run = promisify(execFile);
@@ -114,7 +115,7 @@ describe('probekit host render and install.sh', () => {
     const specFile = join(dir, 'spec.yaml');
     writeFileSync(specFile, 'modules:\n  m: { preset: http_2xx }\njobs:\n  - module: m\n    targets: [https://example.com]\n');
     const out = join(dir, 'host');
-    await run(join(root, 'node_modules', '.bin', 'tsx'), ['src/cli/main.ts', 'host', 'render', '--spec', specFile, '--out', out], { cwd: root });
+    await run(process.execPath, [...FROM_SOURCE, 'src/cli/main.ts', 'host', 'render', '--spec', specFile, '--out', out], { cwd: root });
     const paths = hostPaths('probekit');
     expect(parse(readFileSync(join(out, paths.agentConfig), 'utf8')).scrape_configs).toHaveLength(1);
 

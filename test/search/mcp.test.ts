@@ -17,6 +17,7 @@ import { ROLE_PRESETS } from '../../src/search/api-key';
 import { createSearchClient } from '../../src/search/connection';
 import { createSkillsMcpServer } from '../../src/search/mcp';
 import { SEARCH_ENGINE_ENV, SKILLS_SERVER_HEALTH_PATH } from '../../src/search/skills-server';
+import { FROM_SOURCE } from '../support/from-source';
 import { checkSkills, createSkillContext, loadCustomSkills, type Skill } from '../../src/search/skill';
 import { BUILT_IN_SKILLS } from '../../src/search/skills';
 import { runCli } from '../support/cli';
@@ -135,7 +136,7 @@ describeWithBinaries([OPENSSL])('the skills over MCP', () => {
     it('over stdio: the CLI as a child process, settings from the environment the cluster form sets', async () => {
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: ['--conditions=@probekit/source', '--import', 'tsx', join(__dirname, '..', '..', 'src', 'cli', 'main.ts'), 'assistant', 'serve', '--ca-file', caFile, '--skills', CUSTOM],
+        args: [...FROM_SOURCE, join(__dirname, '..', '..', 'src', 'cli', 'main.ts'), 'assistant', 'serve', '--ca-file', caFile, '--skills', CUSTOM],
         env: { PATH: process.env.PATH ?? '', [SEARCH_ENGINE_ENV.url]: es.url, [SEARCH_ENGINE_ENV.apiToken]: token },
         stderr: 'pipe',
       });

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { FROM_SOURCE } from './from-source';
 import { parseMetrics, type Sample } from './metrics-text';
 
 export const REFERENCE_EXPORTER = '/usr/bin/prometheus-blackbox-exporter';
@@ -84,7 +85,7 @@ export async function startExporter(name: RunningExporter['name'], configYaml: s
       ? spawn(REFERENCE_EXPORTER, flags, { stdio: ['ignore', 'ignore', 'pipe'] })
       : options.command
         ? spawn(options.command[0], [...options.command.slice(1), ...flags], { stdio: ['ignore', 'ignore', 'pipe'] })
-        : spawn(process.execPath, ['--import', 'tsx', OUR_EXPORTER_MAIN, ...flags], { stdio: ['ignore', 'ignore', 'pipe'] });
+        : spawn(process.execPath, [...FROM_SOURCE, OUR_EXPORTER_MAIN, ...flags], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;

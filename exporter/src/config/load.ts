@@ -8,7 +8,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import { configSchema, grpcProbeSchema, httpProbeSchema, icmpProbeSchema, moduleSchema, tcpProbeSchema, type Config, type Module, type TlsConfig } from './schema';
-import { closestName, fieldsAt } from './field-names';
+import { closestName, fieldsAt } from '../contract/problems';
 import { validateModule, type ConfigProblem } from './validate';
 
 export class ConfigError extends Error {

@@ -4,17 +4,10 @@
  * runtime dependency of the exporter, only what describes its config file and its HTTP interface.
  */
 export * from './endpoints';
+export * from './problems';
+export * from './targets';
 export { EXPORTER_VERSION, EXPORTER_IMAGE } from '../version';
-export {
-  moduleSchema,
-  configSchema,
-  type ModuleInput,
-  type ConfigInput,
-  type Module,
-  type Config,
-} from '../config/schema';
+export { moduleSchema, configSchema, type ModuleInput, type ConfigInput, type Module, type Config } from '../config/schema';
 export { validateModule, type ConfigProblem } from '../config/validate';
 export { DURATION_HINT, parseDuration, formatDuration } from '../config/duration';
 export { parseByteSize } from '../config/size';
-export { portNumber, splitHostPort, type HostPort } from '../probers/shared/host-port';
-export { closestName, fieldsAt, type FieldPath } from '../config/field-names';

@@ -11,6 +11,7 @@ import { Logger } from '../../src/log';
 import { Exporter } from '../../src/server/exporter-server';
 import { probeTimeoutSeconds } from '../../src/server/probe-handler';
 import { metricValue, parseMetrics } from '../../../test/support/metrics-text';
+import { FROM_SOURCE } from '../../../test/support/from-source';
 import { freePort, OUR_EXPORTER_MAIN } from '../../../test/support/reference-exporter';
 
 const GOOD = `modules:
@@ -206,7 +207,7 @@ describe('other endpoints', () => {
 
 describe('command line', () => {
   const run = promisify(execFile);
-  const cli = (...args: string[]) => run(process.execPath, ['--import', 'tsx', OUR_EXPORTER_MAIN, ...args]).then(
+  const cli = (...args: string[]) => run(process.execPath, [...FROM_SOURCE, OUR_EXPORTER_MAIN, ...args]).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
   );
@@ -236,7 +237,7 @@ describe('command line', () => {
     const file = join(dir, 'hup.yml');
     writeFileSync(file, 'modules:\n  one:\n    prober: http\n');
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', OUR_EXPORTER_MAIN, `--config.file=${file}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=debug'], { stdio: 'ignore' });
+    const child = spawn(process.execPath, [...FROM_SOURCE, OUR_EXPORTER_MAIN, `--config.file=${file}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=debug'], { stdio: 'ignore' });
     try {
       const url = `http://127.0.0.1:${port}`;
       for (let tries = 0; tries < 100; tries += 1) {
