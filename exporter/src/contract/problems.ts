@@ -105,3 +105,81 @@ function editDistance(a: string, b: string): number {
   }
   return previous[b.length];
 }
+
+type SchemaIssue = z.core.$ZodIssue;
+
+function pathOf(issue: SchemaIssue): FieldPath {
+  return issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment));
+}
+
+const KIND_NAMES: Record<string, string> = { array: 'list', object: 'mapping', record: 'mapping', string: 'text', number: 'number', int: 'whole number', boolean: 'boolean (true or false)' };
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'nothing (null)';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string') return `the text ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  return `${typeof value} ${String(value)}`;
+}
+
+function deepestBranch(branches: readonly SchemaIssue[][]): SchemaIssue[] | undefined {
+  const depth = (issues: readonly SchemaIssue[]): number => Math.max(0, ...issues.map((issue) => issue.path.length + (issue.code === 'unrecognized_keys' ? 1 : 0)));
+  return [...branches].sort((a, b) => depth(b) - depth(a))[0];
+}
+
+/**
+ * The problems of a failed schema check, one per field, in our words: an unknown field names the one it
+ * likely meant, a missing one says it is required, a wrong kind says what is expected. Messages the schema
+ * itself gives (refinements, regex checks) are kept as written. `prefix` is where the value sits.
+ * Parse with `{ reportInput: true }` so that messages can say what was given.
+ */
+export function schemaProblems(schema: z.ZodType, issues: readonly SchemaIssue[], prefix: FieldPath = []): Problem[] {
+  return issues.flatMap((issue): Problem[] => {
+    const relative = pathOf(issue);
+    const path = [...prefix, ...relative];
+    const given = (issue as { input?: unknown }).input;
+    switch (issue.code) {
+      case 'unrecognized_keys': {
+        const known = fieldsAt(schema, relative);
+        return issue.keys.map((key) => {
+          const suggestion = closestName(key, known);
+          const fix = suggestion ? `did you mean "${suggestion}"?` : known.length > 0 ? `remove it; the fields here are ${known.join(', ')}` : 'remove it';
+          return { path: [...path, key], message: `unknown field; ${fix}` };
+        });
+      }
+      case 'invalid_union': {
+        // The branch that got furthest says what is wrong; zod's own text only says "invalid input".
+        const branches = (issue as { errors?: SchemaIssue[][] }).errors ?? [];
+        const deepest = deepestBranch(branches);
+        if (deepest && deepest.length > 0) {
+          const nested = deepest.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }) as SchemaIssue);
+          return schemaProblems(schema, nested, prefix).slice(0, 1);
+        }
+        return [{ path, message: issue.message }];
+      }
+      case 'invalid_type':
+        if (given === undefined) return [{ path, message: 'is required' }];
+        return [{ path, message: `must be a ${KIND_NAMES[issue.expected] ?? issue.expected}, not ${kindOf(given)}` }];
+      case 'invalid_value':
+        if (issue.values.length === 1) return [{ path, message: `must be ${JSON.stringify(issue.values[0])}` }];
+        return [{ path, message: `${given === undefined ? 'must be' : `${kindOf(given)} is not allowed; use`} one of ${issue.values.map((value) => String(value)).join(', ')}` }];
+      case 'too_small':
+        if (issue.origin === 'array') return [{ path, message: `must list at least ${String(issue.minimum)} ${Number(issue.minimum) === 1 ? 'entry' : 'entries'}` }];
+        if (issue.origin === 'string') return [{ path, message: Number(issue.minimum) === 1 ? 'must not be empty' : `must be at least ${String(issue.minimum)} characters long` }];
+        return [{ path, message: `must be ${issue.inclusive === false ? 'more than' : 'at least'} ${String(issue.minimum)}` }];
+      case 'too_big':
+        if (issue.origin === 'array') return [{ path, message: `must list at most ${String(issue.maximum)} entries` }];
+        if (issue.origin === 'string') return [{ path, message: `must be at most ${String(issue.maximum)} characters long` }];
+        return [{ path, message: `must be ${issue.inclusive === false ? 'less than' : 'at most'} ${String(issue.maximum)}` }];
+      case 'invalid_key': {
+        const inner = schemaProblems(schema, issue.issues.map((nested) => ({ ...nested, path: [] }) as SchemaIssue))[0];
+        // The path ends in the key itself; what is wrong is its name, not its value.
+        return [{ path, message: `name ${inner?.message ?? 'is not allowed here'}` }];
+      }
+      case 'invalid_element':
+        return [{ path, message: `entry ${JSON.stringify(String(issue.key))} is not allowed` }];
+      default:
+        return [{ path, message: issue.message }];
+    }
+  });
+}

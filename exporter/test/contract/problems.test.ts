@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { formatPath, formatProblem, schemaProblems, type Problem } from '../../src/contract/problems';
+
+const schema = z.strictObject({
+  name: z.string().min(1),
+  replicas: z.number().int().min(1).optional(),
+  kind: z.enum(['http', 'tcp']).optional(),
+  targets: z.array(z.string()).min(1).optional(),
+  labels: z.record(z.string().regex(/^[a-z]+$/, 'must be lower-case letters'), z.string()).optional(),
+  nested: z.strictObject({ method: z.string().optional() }).optional(),
+});
+
+function problemsOf(input: unknown): Problem[] {
+  const result = schema.safeParse(input, { reportInput: true });
+  return result.success ? [] : schemaProblems(schema, result.error.issues, ['spec']);
+}
+
+describe('problems', () => {
+  it('formats paths as a user writes them', () => {
+    expect(formatPath(['jobs', 0, 'targets'])).toBe('jobs[0].targets');
+    expect(formatPath(['modules', 'my module', 'http'])).toBe('modules["my module"].http');
+    expect(formatProblem({ path: ['a', 'b'], message: 'is required' }, { source: 'spec.yaml', line: 3 })).toBe('spec.yaml:3: a.b: is required');
+    expect(formatProblem({ path: [], message: 'is empty' }, { source: 'spec.yaml' })).toBe('spec.yaml: is empty');
+  });
+
+  it('says every schema problem in words, naming the field, with no library text', () => {
+    const found = problemsOf({ replicas: 0, kind: 'udp', targets: [], labels: { Team: 'x' }, nested: { methd: 'GET' }, extra: 1 });
+    expect(found.map((problem) => formatProblem(problem))).toEqual(
+      expect.arrayContaining([
+        'spec.name: is required',
+        'spec.replicas: must be at least 1',
+        'spec.kind: the text "udp" is not allowed; use one of http, tcp',
+        'spec.targets: must list at least 1 entry',
+        'spec.labels.Team: name must be lower-case letters',
+        'spec.nested.methd: unknown field; did you mean "method"?',
+        'spec.extra: unknown field; remove it; the fields here are name, replicas, kind, targets, labels, nested',
+      ]),
+    );
+    expect(found).toHaveLength(7);
+    expect(formatProblem(problemsOf({ name: 5 })[0]!)).toBe('spec.name: must be a text, not number 5');
+  });
+});
