@@ -19,12 +19,12 @@ const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..');
 const EXAMPLE = join(ROOT, 'examples', 'cdk8s-parts.ts');
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-/** What `import 'probekit'` must not load: the assistant's, the exporter's and the Pulumi program's dependencies. */
 /** The classic resolution (`node`, also called node10) ignores package exports: many users still have it. */
 const RESOLUTIONS = [
   ['node16', 'node16'],
   ['node', 'commonjs'],
 ] as const;
+/** What `import 'probekit'` must not load: the assistant's, the exporter's and the Pulumi program's dependencies. */
 const HEAVY = ['@elastic/elasticsearch', '@modelcontextprotocol/sdk', '@pulumi/', '@grpc/grpc-js', 'prom-client'];
 
 let work: string;
@@ -125,9 +125,15 @@ describeWithNpmCache(consumerRegistrySpecs())('a cdk8s app that installs the pac
     // checked too; probekit/search with it on, as tsc --init sets it: the Elasticsearch client's and the MCP SDK's
     // declarations, which ours refer to, do not check without it.
     for (const [resolution, module] of RESOLUTIONS) {
-      for (const [file, skipLibCheck] of [['parts', false], ['search', true]] as const) {
+      for (const [file, skipLibCheck] of [
+        ['parts', false],
+        ['search', true],
+      ] as const) {
         const emit = resolution === 'node16' ? { outDir: 'out' } : { noEmit: true };
-        writeJson(join(consumer, `tsconfig.${file}.${resolution}.json`), { compilerOptions: { target: 'ES2022', strict: true, esModuleInterop: true, types: ['node'], module, moduleResolution: resolution, skipLibCheck, ...emit }, files: [`${file}.ts`] });
+        writeJson(join(consumer, `tsconfig.${file}.${resolution}.json`), {
+          compilerOptions: { target: 'ES2022', strict: true, esModuleInterop: true, types: ['node'], module, moduleResolution: resolution, skipLibCheck, ...emit },
+          files: [`${file}.ts`],
+        });
       }
     }
 
@@ -246,7 +252,10 @@ async function tsc(project: string, config: string): Promise<string> {
 /** npm's own script (npm is a node program): the bare PATH links to it, beside node. */
 function npmCli(): string {
   if (process.env.npm_execpath?.endsWith('npm-cli.js')) return process.env.npm_execpath;
-  const onPath = (process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, 'npm')).find((file) => existsSync(file));
+  const onPath = (process.env.PATH ?? '')
+    .split(delimiter)
+    .map((dir) => join(dir, 'npm'))
+    .find((file) => existsSync(file));
   if (onPath === undefined) throw new Error('npm is not on PATH');
   return realpathSync(onPath);
 }
