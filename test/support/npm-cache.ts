@@ -22,7 +22,7 @@ export function missingFromNpmCache(specs: readonly string[]): string[] {
 export function describeWithNpmCache(specs: readonly string[]): jest.Describe {
   const missing = missingFromNpmCache(specs);
   if (missing.length === 0) return describe;
-  const message = `npm's cache lacks ${missing.join(', ')}: fill it as .ci/run does (node --import tsx test/package/consumer-dependencies.ts)`;
+  const message = `npm's cache lacks ${missing.join(', ')}: fill it as .ci/run does, with npm install --prefix "$(mktemp -d)" --no-save $(node --import tsx test/package/consumer-dependencies.ts)`;
   if (integrationRequired) throw new Error(`${message}; PROBEKIT_REQUIRE_INTEGRATION=1 requires them`);
   process.stderr.write(`skipping: ${message}\n`);
   return describe.skip;
