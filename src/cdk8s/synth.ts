@@ -9,7 +9,7 @@ import { ProbekitChart } from './probekit';
 
 export interface Synthesized {
   /** Kubernetes objects, in the order of the chart's manifest file. */
-  readonly manifests: Array<Record<string, any>>;
+  readonly manifests: Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- Kubernetes objects of every kind, which callers index into
   readonly agentValues: AgentChartValues;
 }
 

@@ -11,7 +11,7 @@ import { SEARCH_ENGINE_ENV } from '../../src/search/skills-server';
 interface Manifest {
   kind: string;
   metadata: { name: string; namespace?: string };
-  spec: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  spec: Record<string, any>;
 }
 
 function synth(props: Partial<ConstructorParameters<typeof AssistantSkills>[2]> = {}): Manifest[] {

@@ -1,0 +1,56 @@
+// `npm run lint`: ESLint's and typescript-eslint's recommended rules, the promise rules that need type information,
+// and the boundaries between the packages. Formatting is Prettier's (`npm run format`), not ESLint's.
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+// Import boundaries. Another package is used only through its entry point (`@probekit/exporter`, `probekit`), never
+// through a deep path or a relative path into its folder; the Pulumi program is no library; tests are not imported by
+// what ships. Package exports make the same deep imports fail at run time (test/package/exports.test.ts).
+const EXPORTER_DEEP = { regex: '^@probekit/exporter/', message: "Import the exporter's contract from '@probekit/exporter', its only entry point." };
+const EXPORTER_RELATIVE = { regex: '^\\.\\.?/(.*/)?exporter/', message: "Import the exporter's contract from '@probekit/exporter'; the exporter's own folders are its business." };
+const STACKS = { regex: '^(@probekit/stacks|\\.\\.?/(.*/)?stacks)(/|$)', message: 'stacks/ is the Pulumi program, not a library: move what you need into src/.' };
+const TESTS = { regex: '^\\.\\.?/(.*/)?test(/|$)', message: 'Test files are not part of what this folder ships or runs.' };
+const ROOT_PACKAGE = { regex: '^probekit(/|$)', message: 'The exporter does not depend on the construct library.' };
+
+const restrictImports = (severity, ...patterns) => ({ 'no-restricted-imports': [severity, { patterns }] });
+
+export default defineConfig(
+  { ignores: ['**/node_modules/', 'lib/', 'dist/', 'exporter/lib/', 'exporter/dist/', 'exporter/native/build/', 'coverage/', 'cdk8s.out/'] },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // A promise nobody awaits or catches is an unhandled rejection (which ends the process) or a step that runs
+      // after the code that needs it; the servers, probers and tests are full of them. These need type information.
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      // tsc reports unused names already (noUnusedLocals, noUnusedParameters), with its own rules for `_` names.
+      '@typescript-eslint/no-unused-vars': 'off',
+    },
+  },
+  {
+    files: ['test/**', 'exporter/test/**', 'stacks/test/**'],
+    rules: {
+      // Tests look into parsed manifests and YAML, and load modules anew with require() on purpose.
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+  {
+    // Build scripts, configs and CommonJS fixtures, run by node as they are: no type information.
+    files: ['**/*.js', '**/*.mjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+  { files: ['**/*.js'], languageOptions: { sourceType: 'commonjs', globals: { __dirname: 'readonly' } } },
+  { files: ['src/**', 'examples/**'], rules: restrictImports('error', EXPORTER_DEEP, EXPORTER_RELATIVE, STACKS, TESTS) },
+  { files: ['test/**'], rules: restrictImports('error', EXPORTER_DEEP, EXPORTER_RELATIVE, STACKS) },
+  { files: ['stacks/**'], rules: restrictImports('error', EXPORTER_DEEP, EXPORTER_RELATIVE) },
+  { files: ['exporter/**'], rules: restrictImports('error', ROOT_PACKAGE, STACKS) },
+  // The benchmark still borrows test servers and an exporter internal; until it has its own, a warning.
+  { files: ['bench/**'], rules: restrictImports('warn', EXPORTER_DEEP, EXPORTER_RELATIVE, STACKS, TESTS) },
+);

@@ -1,0 +1,62 @@
+/**
+ * The lint rules that keep the packages apart (eslint.config.mjs), run on imports as each folder might write them:
+ * another package only through its entry point, the Pulumi program imported by nobody, tests by nothing that ships.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const ROOT = join(__dirname, '..', '..');
+const ERROR = 2;
+const WARNING = 1;
+
+/**
+ * no-restricted-imports' severity (0 where it does not apply) for each `import '<specifier>'` in a file at `path`,
+ * linted with the repository's configuration in one node process (ESLint loads its configuration as an ES module,
+ * which jest's module system cannot).
+ */
+async function boundaries(cases: readonly (readonly [path: string, specifier: string])[]): Promise<number[]> {
+  const script = `
+    import { ESLint } from 'eslint';
+    import tseslint from 'typescript-eslint';
+    // Without type information: the files are not on disk for the project service, and these rules need none.
+    const eslint = new ESLint({ cwd: process.cwd(), overrideConfig: tseslint.configs.disableTypeChecked });
+    const severities = [];
+    for (const [path, specifier] of JSON.parse(process.argv[1])) {
+      const [result] = await eslint.lintText('import ' + JSON.stringify(specifier) + ';\\n', { filePath: path });
+      const fatal = result.messages.find((message) => message.fatal);
+      if (fatal) throw new Error(path + ': ' + fatal.message);
+      severities.push(Math.max(0, ...result.messages.filter((message) => message.ruleId === 'no-restricted-imports').map((message) => message.severity)));
+    }
+    console.log(JSON.stringify(severities));`;
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(cases)], { cwd: ROOT });
+  return JSON.parse(stdout) as number[];
+}
+
+const CASES: readonly (readonly [path: string, specifier: string, severity: number])[] = [
+  ['src/model/boundary.ts', '@probekit/exporter/lib/src/config/load', ERROR],
+  ['src/model/boundary.ts', '@probekit/exporter/package.json', ERROR],
+  ['src/model/boundary.ts', '../../exporter/src/config/load', ERROR],
+  ['src/model/boundary.ts', '@probekit/exporter', 0],
+  ['src/model/boundary.ts', '../../test/support/integration', ERROR],
+  ['src/model/boundary.ts', '../../stacks/objects', ERROR],
+  ['src/model/boundary.ts', '@probekit/stacks', ERROR],
+  ['src/model/boundary.ts', '../render/exporter-config', 0],
+  ['test/model/boundary.test.ts', '../../exporter/src/config/load', ERROR],
+  ['test/model/boundary.test.ts', '../../stacks/objects', ERROR],
+  ['test/model/boundary.test.ts', '../support/integration', 0],
+  ['test/model/boundary.test.ts', '../../src/model/spec', 0],
+  ['stacks/boundary.ts', '../exporter/src/config/load', ERROR],
+  ['stacks/boundary.ts', 'probekit', 0],
+  ['exporter/test/boundary.test.ts', '../src/config/load', 0],
+  ['exporter/src/boundary.ts', 'probekit', ERROR],
+  ['exporter/src/boundary.ts', '@probekit/stacks', ERROR],
+  ['bench/boundary.ts', '../test/support/integration', WARNING],
+  ['bench/boundary.ts', '../exporter/src/probers/shared/icmp-socket', WARNING],
+];
+
+it('another package only through its entry point, stacks by nobody, tests by nothing that ships; the benchmark warned', async () => {
+  const severities = await boundaries(CASES.map(([path, specifier]) => [path, specifier]));
+  expect(CASES.map(([path, specifier], index) => `${path}: ${specifier} → ${severities[index]}`)).toEqual(CASES.map(([path, specifier, severity]) => `${path}: ${specifier} → ${severity}`));
+}, 120_000);
