@@ -3,6 +3,7 @@
  * variable read at synth, or a Secret that already exists in the cluster.
  */
 import { z } from 'zod';
+import { ProblemsError, type FieldPath, type Problem } from '@probekit/exporter';
 
 export const secretRefSchema = z.union([
   z.strictObject({
@@ -31,4 +32,23 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 export function readEnvSecret(ref: EnvSecretRef, env: Environment): string | undefined {
   const value = env[ref.fromEnv];
   return value === undefined || value === '' ? undefined : `${ref.prefix ?? ''}${value}`;
+}
+
+/**
+ * When a `fromEnv` reference is read: at synth (the cluster form, where an existing Secret could hold the value
+ * instead) or when a machine's files are rendered (which has no Secrets to refer to).
+ */
+export type SecretReading = 'synth' | 'host files';
+
+/** The problem of a `fromEnv` reference at `path` whose variable is unset; it names the field `fromEnv`. */
+export function unsetVariableProblem(path: FieldPath, ref: EnvSecretRef, reading: SecretReading): Problem {
+  const fix = reading === 'synth' ? 'export it before synth, or reference an existing Secret with existingSecret: { name, key }' : 'export it before rendering the host files';
+  return { path: [...path, 'fromEnv'], message: `environment variable ${ref.fromEnv} is not set; ${fix}` };
+}
+
+/** The value of the `fromEnv` reference at `path`; throws ProblemsError when its variable is unset. */
+export function requireEnvSecret(ref: EnvSecretRef, env: Environment, path: FieldPath, reading: SecretReading): string {
+  const value = readEnvSecret(ref, env);
+  if (value === undefined) throw new ProblemsError([unsetVariableProblem(path, ref, reading)]);
+  return value;
 }

@@ -37,6 +37,12 @@ describe('single-machine files (seed 2.4)', () => {
     ]);
   });
 
+  it('the unit runs the installed bundle on the config file, listening on 9115', () => {
+    expect(byPath['/etc/systemd/system/probekit-exporter.service'].content).toContain(
+      '\nExecStart=/usr/bin/node /opt/probekit/exporter/probekit-exporter.js --config.file=/etc/acme/exporters/blackbox/config.yaml --web.listen-address=:9115\n',
+    );
+  });
+
   it('the agent file has the jobs under scrape_configs, scraping localhost:9115', () => {
     const agent = parse(byPath['/etc/acme/agent-config.yaml'].content);
     expect(agent.scrape_configs).toEqual(renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS));
