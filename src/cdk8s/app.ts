@@ -2,7 +2,7 @@
  * The default app that `cdk8s synth` and `npm run synth` run: the spec file named by PROBEKIT_SPEC, or
  * the documented example. A bad spec stops synth with one line per problem, naming the field.
  */
-import { documentedExample, loadSpecFile, parseSpec, SpecError } from '../model';
+import { documentedExample, loadSpecFile, parseSpec, ProblemsError } from '../model';
 import { ProbekitApp, ProbekitChart } from './probekit';
 
 function main(): void {
@@ -13,7 +13,7 @@ function main(): void {
     new ProbekitChart(app, 'probekit', { spec, env: process.env });
     app.synth();
   } catch (error) {
-    if (error instanceof SpecError) {
+    if (error instanceof ProblemsError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }

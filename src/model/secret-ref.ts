@@ -5,20 +5,42 @@
 import { z } from 'zod';
 import { ProblemsError, type FieldPath, type Problem } from '@probekit/exporter';
 
-export const secretRefSchema = z.union([
-  z.strictObject({
-    /** Environment variable read at synth. */
-    fromEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
-    /** Text put before the variable's value, for example `Bearer `. */
-    prefix: z.string().optional(),
-  }),
-  z.strictObject({
-    /** A Secret made elsewhere, in the same namespace; its key holds the whole value. */
-    existingSecret: z.strictObject({ name: z.string().min(1), key: z.string().min(1) }),
-  }),
-]);
+/** Where a secret value comes from, exactly one of these. */
+export type SecretRef =
+  | {
+      /** Environment variable read at synth. */
+      readonly fromEnv: string;
+      /** Text put before the variable's value, for example `Bearer `. */
+      readonly prefix?: string;
+    }
+  | {
+      /** A Secret made elsewhere, in the same namespace; its key holds the whole value. */
+      readonly existingSecret: { readonly name: string; readonly key: string };
+    };
 
-export type SecretRef = z.infer<typeof secretRefSchema>;
+/**
+ * One object with both forms' fields rather than a union of the two, so that a misspelt field is named as such
+ * (`fromEnvv: did you mean "fromEnv"?`) and a missing choice is said in words; the rules between the fields are
+ * checked once the fields themselves are right.
+ */
+const secretRefFields = z.strictObject({
+  fromEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name: letters, digits and _, not starting with a digit').optional(),
+  prefix: z.string().optional(),
+  existingSecret: z.strictObject({ name: z.string().min(1), key: z.string().min(1) }).optional(),
+});
+const fieldsRight = { when: (payload: { issues: readonly unknown[] }) => payload.issues.length === 0 };
+
+export const secretRefSchema = secretRefFields
+  .refine((ref) => (ref.fromEnv === undefined) !== (ref.existingSecret === undefined), {
+    ...fieldsRight,
+    message: 'give one of fromEnv: VAR (an environment variable read at synth) or existingSecret: { name, key } (a Secret in the cluster)',
+  })
+  .refine((ref) => ref.existingSecret === undefined || ref.prefix === undefined, {
+    ...fieldsRight,
+    path: ['prefix'],
+    message: 'applies to fromEnv only; an existing Secret holds the whole value',
+  }) as unknown as z.ZodType<SecretRef, SecretRef>;
+
 export type EnvSecretRef = Extract<SecretRef, { fromEnv: string }>;
 export type ExistingSecretRef = Extract<SecretRef, { existingSecret: unknown }>;
 

@@ -1,17 +1,32 @@
 /**
  * From what a user wrote to a validated Spec: schema checks, presets expanded, defaults filled, and the
- * rules that span fields. Every problem is one line naming the field and the fix; all of them are
- * reported at once so that one synth shows everything to mend.
+ * rules that span fields. Every problem names the field and the fix; all of them are reported at once, in
+ * one pass, so that one synth shows everything to mend: each part of the spec is checked on its own, and
+ * the checks across parts go on with the parts that passed.
  */
-import { DURATION_HINT, moduleSchema, parseDuration, targetProblem, validateModule, type ModuleInput, type ProberName } from '@probekit/exporter';
-import { describeIssues, formatPath, type FieldPath } from './issues';
-import { http2xx, http2xxWithHeader, httpPost2xx } from './presets';
-import { isSecretRef, readEnvSecret, type Environment, type SecretRef } from './secret-ref';
-import { DEFAULTS, specSchema, type Job, type PresetModule, type Spec, type SpecInput, type SpecModule } from './spec';
+import { z } from 'zod';
+import {
+  closestName,
+  DURATION_HINT,
+  moduleSchema,
+  parseDuration,
+  ProblemsError,
+  schemaProblems,
+  targetProblem,
+  validateModule,
+  type FieldPath,
+  type ModuleInput,
+  type Problem,
+  type ProberName,
+} from '@probekit/exporter';
+import { http2xx, http2xxWithHeader, httpPost2xx, PRESET_NAMES, type PresetName } from './presets';
+import { isSecretRef, readEnvSecret, secretRefSchema, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
+import { DEFAULTS, jobSchema, moduleNameSchema, presetSchemas, specSchema, type Job, type PresetModule, type Spec, type SpecInput, type SpecModule } from './spec';
 
-export class SpecError extends Error {
-  constructor(readonly problems: readonly string[], readonly source?: string) {
-    super(problems.map((problem) => (source ? `${source}: ${problem}` : problem)).join('\n'));
+/** A spec that cannot be used: every problem found, each printed with the spec's source before it. */
+export class SpecError extends ProblemsError {
+  constructor(problems: readonly Problem[], source?: string) {
+    super(problems, source);
     this.name = 'SpecError';
   }
 }
@@ -26,62 +41,159 @@ export interface ParseOptions {
   readonly env?: Environment;
 }
 
+/** What to write for an empty spec: the least that synthesizes. */
+export const EMPTY_SPEC_FIX =
+  'write at least jobs: with one job and the module it names, for example modules: { http_2xx: { preset: http_2xx } } and jobs: [{ module: http_2xx, targets: [https://example.com] }]';
+
+/** What a required field of the spec holds, said when it is missing. */
+const REQUIRED: Readonly<Record<string, string>> = {
+  jobs: 'list at least one job with a module and its targets',
+  module: 'name the module of modules that probes this job\'s targets',
+  targets: 'list the endpoints to probe',
+  url: "the search engine's URL, for example https://search.example.com:9200",
+  apiToken: 'the API token, as { fromEnv: VAR } or { existingSecret: { name, key } }',
+  accessToken: 'the token sent as "Authentication: Bearer <token>", as { fromEnv: VAR } or { existingSecret: { name, key } }',
+  body: 'the JSON document the probe posts, as text (in YAML, quote it: body: \'{"check":"synthetic"}\')',
+  name: 'the name of the Secret',
+  key: 'the key of the Secret that holds the value',
+};
+
+/** Schema problems in the spec's words: a missing field says what it holds. */
+function specSchemaProblems(schema: z.ZodType, issues: readonly z.core.$ZodIssue[], path: FieldPath): Problem[] {
+  return schemaProblems(schema, issues, path).map((problem) => {
+    const field = problem.path[problem.path.length - 1];
+    const hint = typeof field === 'string' ? REQUIRED[field] : undefined;
+    return problem.message === 'is required' && hint !== undefined ? { path: problem.path, message: `required: ${hint}` } : problem;
+  });
+}
+
+/** One part of the spec checked against its schema; its problems go to `problems`, undefined when there are any. */
+function parsePart<T>(schema: z.ZodType<T>, value: unknown, path: FieldPath, problems: Problem[]): T | undefined {
+  const result = schema.safeParse(value, { reportInput: true });
+  if (result.success) return result.data;
+  problems.push(...specSchemaProblems(schema, result.error.issues, path));
+  return undefined;
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'nothing (null)';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'string' ? `the text ${JSON.stringify(value)}` : `${typeof value} ${String(value)}`;
+}
+
+/**
+ * An object of the spec field by field: each field that fits its schema is kept, each that does not is
+ * reported, and so are unknown fields; `except` names fields checked elsewhere. Undefined when the value is
+ * not a mapping at all.
+ */
+function parseFields<T extends object>(schema: z.ZodObject, value: unknown, path: FieldPath, problems: Problem[], except: readonly string[] = []): Partial<T> | undefined {
+  const fields = Object.keys(schema.shape);
+  if (!isMapping(value)) {
+    problems.push({ path, message: `must be a mapping of ${fields.join(', ')}, not ${kindOf(value)}` });
+    return undefined;
+  }
+  const known = z.strictObject(Object.fromEntries(fields.map((field) => [field, z.unknown().optional()]))).safeParse(value);
+  if (!known.success) problems.push(...specSchemaProblems(schema, known.error.issues, path));
+  const parsed: Record<string, unknown> = {};
+  for (const field of fields.filter((name) => !except.includes(name))) {
+    const result = parsePart(schema.shape[field] as z.ZodType, value[field], [...path, field], problems);
+    if (result !== undefined) parsed[field] = result;
+  }
+  return parsed as Partial<T>;
+}
+
+type SpecFields = z.output<typeof specSchema>;
+
 /** Validates a spec and fills its defaults; throws SpecError listing every problem. */
 export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}): Spec {
-  const parsed = specSchema.safeParse(input);
-  if (!parsed.success) throw new SpecError(describeIssues(specSchema, parsed.error.issues), options.source);
-  const raw = parsed.data;
-  const problems: string[] = [];
+  if (input === undefined || input === null) throw new SpecError([{ path: [], message: `the spec is empty; ${EMPTY_SPEC_FIX}` }], options.source);
+  if (!isMapping(input)) throw new SpecError([{ path: [], message: `the spec must be a mapping of its fields (${Object.keys(specSchema.shape).join(', ')}), not ${kindOf(input)}` }], options.source);
+  const problems: Problem[] = [];
 
-  const modules: Record<string, SpecModule> = {};
-  for (const [name, entry] of Object.entries(raw.modules ?? {})) {
-    const module = 'preset' in entry ? expandPreset(entry as PresetModule) : (entry as SpecModule);
-    problems.push(...checkModule(name, module));
-    modules[name] = module;
-  }
-
-  const jobs = raw.jobs.map(
-    (job): Job => ({
-      name: job.name ?? DEFAULTS.job.name,
-      module: job.module,
-      targets: job.targets,
-      scrapeInterval: job.scrapeInterval ?? DEFAULTS.job.scrapeInterval,
-      scrapeTimeout: job.scrapeTimeout ?? DEFAULTS.job.scrapeTimeout,
-      labels: job.labels ?? {},
-    }),
-  );
-  if (jobs.length === 0) problems.push('jobs: is empty; add at least one job with a module and its targets');
-  jobs.forEach((job, index) => problems.push(...checkJob(job, ['jobs', index], modules)));
+  // Unknown fields come first: a misspelt `job:` explains the missing `jobs` reported after it.
+  const { namespace, exporter, agent, searchEngine } = parseFields<SpecFields>(specSchema, input, [], problems, ['modules', 'jobs'])!;
+  const { modules, defined } = parseModules(input.modules, problems);
+  const jobs = parseJobs(input.jobs, problems);
+  jobs.forEach(([index, job]) => problems.push(...checkJob(job, ['jobs', index], modules, defined)));
   problems.push(...checkDuplicateJobNames(jobs));
 
-  const spec: Spec = {
-    namespace: raw.namespace ?? DEFAULTS.namespace,
+  if (options.env) problems.push(...checkEnvReferences(modules, searchEngine?.apiToken, options.env));
+  if (problems.length > 0) throw new SpecError(problems, options.source);
+
+  return {
+    namespace: namespace ?? DEFAULTS.namespace,
     exporter: {
-      image: raw.exporter?.image ?? DEFAULTS.exporter.image,
-      replicas: raw.exporter?.replicas ?? DEFAULTS.exporter.replicas,
-      serviceName: raw.exporter?.serviceName ?? DEFAULTS.exporter.serviceName,
+      image: exporter?.image ?? DEFAULTS.exporter.image,
+      replicas: exporter?.replicas ?? DEFAULTS.exporter.replicas,
+      serviceName: exporter?.serviceName ?? DEFAULTS.exporter.serviceName,
       resources: {
-        requests: { ...DEFAULTS.exporter.resources.requests, ...raw.exporter?.resources?.requests },
-        limits: { ...DEFAULTS.exporter.resources.limits, ...raw.exporter?.resources?.limits },
+        requests: { ...DEFAULTS.exporter.resources.requests, ...exporter?.resources?.requests },
+        limits: { ...DEFAULTS.exporter.resources.limits, ...exporter?.resources?.limits },
       },
     },
     modules,
-    jobs,
+    jobs: jobs.map(([, job]) => job),
     agent: {
-      chartKey: raw.agent?.chartKey ?? DEFAULTS.agent.chartKey,
-      exporterKey: raw.agent?.exporterKey ?? DEFAULTS.agent.exporterKey,
-      enableExporter: raw.agent?.enableExporter ?? DEFAULTS.agent.enableExporter,
+      chartKey: agent?.chartKey ?? DEFAULTS.agent.chartKey,
+      exporterKey: agent?.exporterKey ?? DEFAULTS.agent.exporterKey,
+      enableExporter: agent?.enableExporter ?? DEFAULTS.agent.enableExporter,
     },
-    searchEngine: raw.searchEngine && {
-      url: raw.searchEngine.url,
-      apiToken: raw.searchEngine.apiToken,
-      secretName: raw.searchEngine.secretName ?? DEFAULTS.searchEngine.secretName,
+    searchEngine: searchEngine && {
+      url: searchEngine.url,
+      apiToken: searchEngine.apiToken,
+      secretName: searchEngine.secretName ?? DEFAULTS.searchEngine.secretName,
     },
   };
+}
 
-  if (options.env) problems.push(...checkEnvReferences(spec, options.env));
-  if (problems.length > 0) throw new SpecError(problems, options.source);
-  return spec;
+/**
+ * Each module on its own. `defined` holds every name the spec defines, also of modules with problems, so
+ * that a job naming a broken module is not told the module does not exist.
+ */
+function parseModules(input: unknown, problems: Problem[]): { modules: Record<string, SpecModule>; defined: Set<string> } {
+  const modules: Record<string, SpecModule> = {};
+  const defined = new Set<string>();
+  if (input === undefined) return { modules, defined };
+  if (!isMapping(input)) {
+    problems.push({ path: ['modules'], message: `must be a mapping of module name to module, not ${kindOf(input)}` });
+    return { modules, defined };
+  }
+  for (const [name, entry] of Object.entries(input)) {
+    const path: FieldPath = ['modules', name];
+    if (parsePart(moduleNameSchema, name, path, []) === undefined) {
+      problems.push({ path, message: 'a module needs a name; write one before the colon' });
+      continue;
+    }
+    defined.add(name);
+    const module = parseModule(name, entry, path, problems);
+    if (module) modules[name] = module;
+  }
+  return { modules, defined };
+}
+
+function parseModule(name: string, entry: unknown, path: FieldPath, problems: Problem[]): SpecModule | undefined {
+  if (!isMapping(entry)) {
+    problems.push({ path, message: `must be a mapping: a preset (preset: http_2xx) or blackbox_exporter's module fields (prober, timeout, http, ...), not ${kindOf(entry)}` });
+    return undefined;
+  }
+  return 'preset' in entry ? parsePreset(entry, path, problems) : parseOwnModule(name, entry, path, problems);
+}
+
+/** A preset: its name, then its parameters, each named where it is wrong. */
+function parsePreset(entry: Record<string, unknown>, path: FieldPath, problems: Problem[]): SpecModule | undefined {
+  const preset = entry.preset;
+  if (typeof preset !== 'string' || !(PRESET_NAMES as readonly string[]).includes(preset)) {
+    const suggestion = typeof preset === 'string' ? closestName(preset, PRESET_NAMES) : undefined;
+    const fix = suggestion ? `did you mean "${suggestion}"? The presets are` : 'use one of';
+    problems.push({ path: [...path, 'preset'], message: `${kindOf(preset)} is not a preset; ${fix} ${PRESET_NAMES.join(', ')}, or leave preset out and write the module's own fields` });
+    return undefined;
+  }
+  const parameters = parsePart<PresetModule>(presetSchemas[preset as PresetName], entry, path, problems);
+  return parameters && expandPreset(parameters);
 }
 
 function expandPreset(entry: PresetModule): SpecModule {
@@ -95,9 +207,40 @@ function expandPreset(entry: PresetModule): SpecModule {
   }
 }
 
+/**
+ * A module in blackbox_exporter's format: secret header references checked as such, the rest by the
+ * exporter's own schema and cross-field rules. A module whose schema passed is kept even with rule problems,
+ * so that its jobs' targets are still checked against its prober.
+ */
+function parseOwnModule(name: string, entry: Record<string, unknown>, path: FieldPath, problems: Problem[]): SpecModule | undefined {
+  const module = entry as SpecModule;
+  problems.push(...headerProblems(module, path));
+  const result = moduleSchema.safeParse(withoutSecretHeaders(module), { reportInput: true });
+  if (!result.success) {
+    problems.push(...schemaProblems(moduleSchema, result.error.issues, path));
+    return undefined;
+  }
+  // The exporter's rules name their fields from the top of its config file, as modules.<name>..., which is where they sit in the spec too.
+  problems.push(...validateModule(name, result.data));
+  return module;
+}
+
+/** Header values that are neither text nor a secret reference. */
+function headerProblems(module: SpecModule, path: FieldPath): Problem[] {
+  const headers: unknown = module.http?.headers;
+  if (!isMapping(headers)) return [];
+  return Object.entries(headers).flatMap(([header, value]): Problem[] => {
+    const at: FieldPath = [...path, 'http', 'headers', header];
+    if (typeof value === 'string') return [];
+    if (!isMapping(value)) return [{ path: at, message: `must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not ${kindOf(value)}` }];
+    const result = secretRefSchema.safeParse(value, { reportInput: true });
+    return result.success ? [] : specSchemaProblems(secretRefSchema, result.error.issues, at);
+  });
+}
+
 /** The module with each secret header replaced by a stand-in, as the exporter's schema sees it. */
 export function withoutSecretHeaders(module: SpecModule): ModuleInput {
-  if (!module.http?.headers) return module as ModuleInput;
+  if (!isMapping(module.http?.headers)) return module as ModuleInput;
   const headers = Object.fromEntries(
     Object.entries(module.http.headers).map(([name, value]) => [name, typeof value === 'string' ? value : '<secret>']),
   );
@@ -109,54 +252,83 @@ export function secretHeaders(module: SpecModule): Array<[header: string, ref: S
   return Object.entries(module.http?.headers ?? {}).filter((entry): entry is [string, SecretRef] => isSecretRef(entry[1]));
 }
 
-/** The exporter's own checks: its schema, then its cross-field rules (regexps, prober sections...). */
-function checkModule(name: string, module: SpecModule): string[] {
-  const result = moduleSchema.safeParse(withoutSecretHeaders(module));
-  if (!result.success) return describeIssues(moduleSchema, result.error.issues, ['modules', name]);
-  return validateModule(name, result.data).map((problem) => `${formatPath(problem.path)}: ${problem.message}`);
+/**
+ * The jobs whose module and targets are right, with their index in the spec and their defaults filled in
+ * (also for fields that are wrong, which are reported here), so that the checks across fields go on.
+ */
+function parseJobs(input: unknown, problems: Problem[]): Array<[index: number, job: Job]> {
+  if (input === undefined) {
+    problems.push({ path: ['jobs'], message: `required: ${REQUIRED.jobs}` });
+    return [];
+  }
+  if (!Array.isArray(input)) {
+    problems.push({ path: ['jobs'], message: `must be a list of jobs, not ${kindOf(input)}` });
+    return [];
+  }
+  if (input.length === 0) problems.push({ path: ['jobs'], message: 'is empty; add at least one job with a module and its targets' });
+  return input.flatMap((raw, index): Array<[number, Job]> => {
+    const job = parseFields<z.output<typeof jobSchema>>(jobSchema, raw, ['jobs', index], problems);
+    if (job?.module === undefined || job.targets === undefined) return [];
+    return [
+      [
+        index,
+        {
+          name: job.name ?? DEFAULTS.job.name,
+          module: job.module,
+          targets: job.targets,
+          scrapeInterval: job.scrapeInterval ?? DEFAULTS.job.scrapeInterval,
+          scrapeTimeout: job.scrapeTimeout ?? DEFAULTS.job.scrapeTimeout,
+          labels: job.labels ?? {},
+        },
+      ],
+    ];
+  });
 }
 
-function checkJob(job: Job, path: FieldPath, modules: Readonly<Record<string, SpecModule>>): string[] {
-  const problems: string[] = [];
-  const field = (name: string): string => formatPath([...path, name]);
+function checkJob(job: Job, path: FieldPath, modules: Readonly<Record<string, SpecModule>>, defined: ReadonlySet<string>): Problem[] {
+  const problems: Problem[] = [];
+  const at = (name: string): FieldPath => [...path, name];
   const interval = parseDuration(job.scrapeInterval);
   const timeout = parseDuration(job.scrapeTimeout);
-  if (interval === undefined) problems.push(`${field('scrapeInterval')}: "${job.scrapeInterval}" must be ${DURATION_HINT}`);
-  if (timeout === undefined) problems.push(`${field('scrapeTimeout')}: "${job.scrapeTimeout}" must be ${DURATION_HINT}`);
+  if (interval === undefined) problems.push({ path: at('scrapeInterval'), message: `"${job.scrapeInterval}" must be ${DURATION_HINT}` });
+  if (timeout === undefined) problems.push({ path: at('scrapeTimeout'), message: `"${job.scrapeTimeout}" must be ${DURATION_HINT}` });
   if (interval !== undefined && timeout !== undefined && timeout > interval) {
-    problems.push(`${field('scrapeTimeout')}: ${job.scrapeTimeout} is longer than scrapeInterval ${job.scrapeInterval}, which Prometheus refuses; lower scrapeTimeout or raise scrapeInterval`);
+    problems.push({ path: at('scrapeTimeout'), message: `${job.scrapeTimeout} is longer than scrapeInterval ${job.scrapeInterval}, which Prometheus refuses; lower scrapeTimeout or raise scrapeInterval` });
   }
 
   const module = modules[job.module];
-  if (!module) {
-    const known = Object.keys(modules);
+  if (!module && !defined.has(job.module)) {
+    const known = [...defined];
     const fix = known.length > 0 ? `use one of: ${known.join(', ')}, or define it under modules` : 'define it under modules';
-    problems.push(`${field('module')}: module "${job.module}" is not defined; ${fix}`);
-  } else {
+    problems.push({ path: at('module'), message: `module "${job.module}" is not defined; ${fix}` });
+  } else if (module) {
     const moduleTimeout = module.timeout === undefined ? undefined : parseDuration(module.timeout);
     if (moduleTimeout !== undefined && timeout !== undefined && moduleTimeout > timeout) {
-      problems.push(`${formatPath(['modules', job.module, 'timeout'])}: ${module.timeout} is longer than scrapeTimeout ${job.scrapeTimeout} of job "${job.name}", so probes would be cut short; lower the module's timeout or raise the job's scrapeTimeout`);
+      problems.push({
+        path: ['modules', job.module, 'timeout'],
+        message: `${module.timeout} is longer than scrapeTimeout ${job.scrapeTimeout} of job "${job.name}", so probes would be cut short; lower the module's timeout or raise the job's scrapeTimeout`,
+      });
     }
   }
 
-  if (job.targets.length === 0) problems.push(`${field('targets')}: is empty; list at least one endpoint to probe`);
+  if (job.targets.length === 0) problems.push({ path: at('targets'), message: 'is empty; list at least one endpoint to probe' });
   if (module) {
     job.targets.forEach((target, index) => {
       const problem = checkTarget(target, module.prober);
-      if (problem) problems.push(`${formatPath([...path, 'targets', index])}: "${target}" ${problem}`);
+      if (problem) problems.push({ path: [...path, 'targets', index], message: `"${target}" ${problem}` });
     });
   }
   return problems;
 }
 
-function checkDuplicateJobNames(jobs: readonly Job[]): string[] {
+function checkDuplicateJobNames(jobs: ReadonlyArray<[number, Job]>): Problem[] {
   const seen = new Map<string, number>();
-  const problems: string[] = [];
-  jobs.forEach((job, index) => {
+  const problems: Problem[] = [];
+  for (const [index, job] of jobs) {
     const first = seen.get(job.name);
     if (first === undefined) seen.set(job.name, index);
-    else problems.push(`${formatPath(['jobs', index, 'name'])}: "${job.name}" is already the name of jobs[${first}]; Prometheus needs unique job names, so give this job a name of its own`);
-  });
+    else problems.push({ path: ['jobs', index, 'name'], message: `"${job.name}" is already the name of jobs[${first}]; Prometheus needs unique job names, so give this job a name of its own` });
+  }
   return problems;
 }
 
@@ -165,15 +337,11 @@ export function checkTarget(target: string, prober: ProberName): string | undefi
   return targetProblem(prober, target);
 }
 
-function checkEnvReferences(spec: Spec, env: Environment): string[] {
+function checkEnvReferences(modules: Readonly<Record<string, SpecModule>>, apiToken: SecretRef | undefined, env: Environment): Problem[] {
   const references: Array<[FieldPath, SecretRef]> = [];
-  if (spec.searchEngine) references.push([['searchEngine', 'apiToken'], spec.searchEngine.apiToken]);
-  for (const [name, module] of Object.entries(spec.modules)) {
+  if (apiToken) references.push([['searchEngine', 'apiToken'], apiToken]);
+  for (const [name, module] of Object.entries(modules)) {
     for (const [header, ref] of secretHeaders(module)) references.push([['modules', name, 'http', 'headers', header], ref]);
   }
-  return references.flatMap(([path, ref]) =>
-    'fromEnv' in ref && readEnvSecret(ref, env) === undefined
-      ? [`${formatPath([...path, 'fromEnv'])}: environment variable ${ref.fromEnv} is not set; export it before synth, or reference an existing Secret with existingSecret: { name, key }`]
-      : [],
-  );
+  return references.flatMap(([path, ref]) => ('fromEnv' in ref && readEnvSecret(ref, env) === undefined ? [unsetVariableProblem(path, ref, 'synth')] : []));
 }

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
-import { DEFAULTS, SpecError, documentedExample, http2xx, http2xxWithHeader, httpPost2xx, loadSpecFile, parseSpec, parseSpecText, type SpecInput } from '../../src/model';
+import { DEFAULTS, SpecError, http2xx, http2xxWithHeader, httpPost2xx, parseSpec, type SpecInput } from '../../src/model';
 import { fullEnv, fullSpec, SEED_HTTP_SETTINGS } from '../fixtures/specs';
+import { problemsOf as problemsThrownBy } from '../support/problems';
 
 const minimal = (overrides: Partial<SpecInput> = {}): SpecInput => ({
   modules: { http_2xx: { preset: 'http_2xx' } },
@@ -11,13 +10,8 @@ const minimal = (overrides: Partial<SpecInput> = {}): SpecInput => ({
 
 /** The problems a spec is refused with, one line each. */
 function problemsOf(input: unknown, env: Record<string, string> = {}): readonly string[] {
-  try {
-    parseSpec(input, { env });
-  } catch (error) {
-    expect(error).toBeInstanceOf(SpecError);
-    return (error as SpecError).problems;
-  }
-  throw new Error('the spec was accepted');
+  expect(() => parseSpec(input, { env })).toThrow(SpecError);
+  return problemsThrownBy(() => parseSpec(input, { env }));
 }
 
 describe('spec defaults', () => {
@@ -43,13 +37,9 @@ describe('spec defaults', () => {
     expect(spec.searchEngine).toEqual({ url: 'https://search.example.com:9200', apiToken: { fromEnv: 'SEARCH_TOKEN' }, secretName: DEFAULTS.searchEngine.secretName });
   });
 
-  it('the YAML example file is the documented example', () => {
-    expect(parse(readFileSync('examples/probekit.yaml', 'utf8'))).toEqual(documentedExample);
-    expect(loadSpecFile('examples/probekit.yaml')).toEqual(parseSpec(documentedExample));
-  });
 });
 
-describe('the documented modules (seed 2.3)', () => {
+describe('the documented modules', () => {
   const base = SEED_HTTP_SETTINGS;
 
   it('http_2xx: GET, no headers, no body', () => {
@@ -70,13 +60,6 @@ describe('the documented modules (seed 2.3)', () => {
       timeout: '5s',
       http: { ...base, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"a":1}' },
     });
-  });
-
-  it('presets in YAML expand to the same modules', () => {
-    const spec = parseSpecText(
-      ['modules:', '  p:', '    preset: http_post_2xx', '    body: "{}"', 'jobs:', '  - module: p', '    targets: [https://example.com]'].join('\n'),
-    );
-    expect(spec.modules.p).toEqual(httpPost2xx({ body: '{}' }));
   });
 
   it('presets do not share state', () => {
@@ -132,7 +115,7 @@ describe('validation: one line naming the field and the fix', () => {
 
   it('an unknown field with no close match lists the fields', () => {
     const [problem] = problemsOf(minimal({ modules: { http_2xx: { prober: 'http', zzzzzzzz: 1 } as never } }));
-    expect(problem).toBe('modules.http_2xx.zzzzzzzz: unknown field; remove it; the fields here are: prober, timeout, http, tcp, icmp, dns, grpc');
+    expect(problem).toBe('modules.http_2xx.zzzzzzzz: unknown field; remove it; the fields here are prober, timeout, http, tcp, icmp, dns, grpc');
   });
 
   it('an unknown spec field', () => {
@@ -216,11 +199,95 @@ describe('validation: one line naming the field and the fix', () => {
     }
   });
 
-  it('YAML syntax errors name the line', () => {
-    expect(() => parseSpecText('jobs:\n  - module: [x\n', { source: 's.yaml' })).toThrow(/^s\.yaml: line \d+: .*; fix the YAML syntax$/);
+});
+
+describe('every problem at once, in words', () => {
+  it('the problems of every part, also of parts that follow a part with schema problems', () => {
+    const input = {
+      namespce: 'x',
+      exporter: { replicas: 0 },
+      modules: { api: { preset: 'http_2xx_with_header' }, post: { preset: 'http_post_2xx', body: 12 }, '': { preset: 'http_2xx' }, m: { prober: 'http', timeout: '10s' } },
+      jobs: [
+        { module: 'nope', targets: ['https://example.com'], scrapeInterval: '15s', scrapeTimeout: '20s', labels: { 'bad-label': 'x' } },
+        { name: 'm', module: 'm', targets: ['ftp://example.com'], scrapeTimeout: '5s' },
+      ],
+    };
+    expect(problemsOf(input)).toEqual([
+      'namespce: unknown field; did you mean "namespace"?',
+      'exporter.replicas: must be at least 1',
+      'modules.api.accessToken: required: the token sent as "Authentication: Bearer <token>", as { fromEnv: VAR } or { existingSecret: { name, key } }',
+      'modules.post.body: must be a text, not number 12',
+      'modules[""]: a module needs a name; write one before the colon',
+      'jobs[0].labels.bad-label: name must be a Prometheus label name: letters, digits and _, not starting with a digit',
+      'jobs[0].scrapeTimeout: 20s is longer than scrapeInterval 15s, which Prometheus refuses; lower scrapeTimeout or raise scrapeInterval',
+      'jobs[0].module: module "nope" is not defined; use one of: api, post, m, or define it under modules',
+      'modules.m.timeout: 10s is longer than scrapeTimeout 5s of job "m", so probes would be cut short; lower the module\'s timeout or raise the job\'s scrapeTimeout',
+      'jobs[1].targets[0]: "ftp://example.com" has scheme ftp; an http module probes http:// and https:// URLs',
+    ]);
   });
 
-  it('a missing spec file names the file and the variable', () => {
-    expect(() => loadSpecFile('/nonexistent/probekit.yaml')).toThrow('/nonexistent/probekit.yaml: cannot read the spec file: ENOENT; check the path given in PROBEKIT_SPEC');
+  it('an empty spec, and one that is not a mapping', () => {
+    expect(problemsOf(null)).toEqual([
+      'the spec is empty; write at least jobs: with one job and the module it names, for example modules: { http_2xx: { preset: http_2xx } } and jobs: [{ module: http_2xx, targets: [https://example.com] }]',
+    ]);
+    expect(problemsOf(['jobs'])).toEqual(['the spec must be a mapping of its fields (namespace, exporter, modules, jobs, agent, searchEngine), not a list']);
+    expect(problemsOf({ modules: 'http_2xx', jobs: 'all' })).toEqual([
+      'modules: must be a mapping of module name to module, not the text "http_2xx"',
+      'jobs: must be a list of jobs, not the text "all"',
+    ]);
+  });
+
+  it('a job left out, and a job without its module and targets', () => {
+    expect(problemsOf({ modules: { m: { preset: 'http_2xx' } } })).toEqual(['jobs: required: list at least one job with a module and its targets']);
+    expect(problemsOf(minimal({ jobs: [{ name: 'j' } as never] }))).toEqual([
+      "jobs[0].module: required: name the module of modules that probes this job's targets",
+      'jobs[0].targets: required: list the endpoints to probe',
+    ]);
+  });
+
+  it('a job naming a module that has problems is not told the module is missing', () => {
+    expect(problemsOf(minimal({ modules: { m: { prober: 'http', timeout: 'soon' } }, jobs: [{ module: 'm', targets: ['https://example.com'] }] }))).toEqual([
+      'modules.m.timeout: must be a Prometheus duration such as 5s, 1m30s or 500ms',
+    ]);
+  });
+
+  it('a preset parameter that is missing, wrong or misspelt is named as the parameter', () => {
+    const withModule = (module: Record<string, unknown>) => minimal({ modules: { api: module as never }, jobs: [{ module: 'api', targets: ['https://example.com'] }] });
+    expect(problemsOf(withModule({ preset: 'http_post_2xx' }))).toEqual([
+      'modules.api.body: required: the JSON document the probe posts, as text (in YAML, quote it: body: \'{"check":"synthetic"}\')',
+    ]);
+    expect(problemsOf(withModule({ preset: 'http_2xx_with_header', acessToken: { fromEnv: 'T' } }))).toEqual([
+      'modules.api.accessToken: required: the token sent as "Authentication: Bearer <token>", as { fromEnv: VAR } or { existingSecret: { name, key } }',
+      'modules.api.acessToken: unknown field; did you mean "accessToken"?',
+    ]);
+    expect(problemsOf(withModule({ preset: 'http_2xx_with_header', accessToken: { fromEnv: 'T', existingSecret: { name: 's', key: 'k' } } }))).toEqual([
+      'modules.api.accessToken: give one of fromEnv: VAR (an environment variable read at synth) or existingSecret: { name, key } (a Secret in the cluster)',
+    ]);
+    expect(problemsOf(withModule({ preset: 'http_2xx', body: '{}' }))).toEqual(['modules.api.body: unknown field; remove it; the fields here are preset']);
+  });
+
+  it('an unknown preset names the likely one', () => {
+    expect(problemsOf(minimal({ modules: { http_2xx: { preset: 'http_2xxx' } as never } }))).toEqual([
+      'modules.http_2xx.preset: the text "http_2xxx" is not a preset; did you mean "http_2xx"? The presets are http_2xx, http_2xx_with_header, http_post_2xx, or leave preset out and write the module\'s own fields',
+    ]);
+  });
+
+  it('header values are text or secret references, each checked', () => {
+    const headers = { A: 5, B: { fromEnv: 'not a name' }, C: { fromEnvv: 'X' }, D: { existingSecret: { key: 'k' } }, E: { existingSecret: { name: 's', key: 'k' }, prefix: 'Bearer ' } };
+    expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', http: { headers } as never } } }))).toEqual([
+      'modules.http_2xx.http.headers.A: must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not number 5',
+      'modules.http_2xx.http.headers.B.fromEnv: must be an environment variable name: letters, digits and _, not starting with a digit',
+      'modules.http_2xx.http.headers.C.fromEnvv: unknown field; did you mean "fromEnv"?',
+      'modules.http_2xx.http.headers.D.existingSecret.name: required: the name of the Secret',
+      'modules.http_2xx.http.headers.E.prefix: applies to fromEnv only; an existing Secret holds the whole value',
+    ]);
+  });
+
+  it('record keys and values of the wrong kind, in words', () => {
+    expect(problemsOf(minimal({ exporter: { replicas: 1.5, serviceName: 'Probe' }, jobs: [{ module: 'http_2xx', targets: ['https://example.com'], labels: { __name: 'x' } }] }))).toEqual([
+      'exporter.replicas: must be a whole number, not number 1.5',
+      'exporter.serviceName: must be a DNS-1035 label: lower case letters, digits and -, starting with a letter',
+      'jobs[0].labels.__name: name must not start with __, which Prometheus reserves for itself',
+    ]);
   });
 });
