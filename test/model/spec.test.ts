@@ -160,11 +160,16 @@ describe('validation: one line naming the field and the fix', () => {
   });
 
   it.each([
-    ['http', 'example.com', 'is not a URL; write it with its scheme, for example https://example.com/health'],
+    ['http', 'example.com', 'has no scheme; write https://example.com or http://example.com (the spec asks for the scheme, so that whether the probe uses TLS is written down)'],
+    ['http', 'localhost:8080/health', 'has no scheme; write https://localhost:8080/health or http://localhost:8080/health (the spec asks for the scheme, so that whether the probe uses TLS is written down)'],
+    ['http', 'https://', 'is not a URL; write it with its scheme, for example https://example.com/health'],
     ['http', 'ftp://example.com', 'has scheme ftp; an http module probes http:// and https:// URLs'],
     ['tcp', 'example.com', 'is not host:port; a tcp module needs the port, for example example.com:443 or [::1]:443'],
     ['tcp', 'example.com:70000', 'has an invalid port 70000; use 1 to 65535'],
     ['grpc', 'https://example.com', 'is not host:port; a grpc module needs the port, for example example.com:443 or [::1]:50051'],
+    ['grpc', 'https://grpc.example.com:443/health', "has a path /health, which the grpc prober does not use (it checks the module's grpc.service); write https://grpc.example.com:443"],
+    ['grpc', 'grpc.example.com:50051/grpc.health.v1.Health', "has a path /grpc.health.v1.Health, which the grpc prober does not use (it checks the module's grpc.service); write grpc.example.com:50051"],
+    ['grpc', 'https://example.com/health', 'is not host:port; a grpc module needs the port, for example example.com:443 or [::1]:50051'],
     ['dns', 'https://ns.example.com', 'is not the address of a DNS server; write host or host:port, for example 1.1.1.1 or ns1.example.com:53'],
     ['icmp', 'example.com:80', 'is not a host; an icmp module pings a host name or IP address, without scheme or port'],
   ] as const)('a %s target %p', (prober, target, problem) => {
@@ -182,6 +187,7 @@ describe('validation: one line naming the field and the fix', () => {
     ['icmp', 'host.example.com'],
     ['grpc', 'grpc.example.com:50051'],
     ['grpc', 'https://grpc.example.com:443'],
+    ['grpc', 'https://grpc.example.com:443/'],
   ] as const)('accepts a %s target %p', (prober, target) => {
     const module = prober === 'dns' ? { prober, dns: { query_name: 'example.com' } } : { prober };
     expect(() => parseSpec(minimal({ modules: { m: module }, jobs: [{ module: 'm', targets: [target] }] }))).not.toThrow();
