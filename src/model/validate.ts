@@ -269,6 +269,7 @@ function parseJobs(input: unknown, problems: Problem[]): Array<[index: number, j
   return input.flatMap((raw, index): Array<[number, Job]> => {
     const job = parseFields<z.output<typeof jobSchema>>(jobSchema, raw, ['jobs', index], problems);
     if (job?.module === undefined || job.targets === undefined) return [];
+    const scrapeInterval = job.scrapeInterval ?? DEFAULTS.job.scrapeInterval;
     return [
       [
         index,
@@ -276,13 +277,23 @@ function parseJobs(input: unknown, problems: Problem[]): Array<[index: number, j
           name: job.name ?? DEFAULTS.job.name,
           module: job.module,
           targets: job.targets,
-          scrapeInterval: job.scrapeInterval ?? DEFAULTS.job.scrapeInterval,
-          scrapeTimeout: job.scrapeTimeout ?? DEFAULTS.job.scrapeTimeout,
+          scrapeInterval,
+          scrapeTimeout: job.scrapeTimeout ?? defaultScrapeTimeout(scrapeInterval),
           labels: job.labels ?? {},
         },
       ],
     ];
   });
+}
+
+/**
+ * The documented 30s, or the job's interval when that is shorter: Prometheus refuses a timeout longer than
+ * the interval, so a job that sets only `scrapeInterval: 15s` must not fail on a default it did not choose.
+ */
+function defaultScrapeTimeout(scrapeInterval: string): string {
+  const interval = parseDuration(scrapeInterval);
+  const documented = parseDuration(DEFAULTS.job.scrapeTimeout)!;
+  return interval !== undefined && interval > 0 && interval < documented ? scrapeInterval : DEFAULTS.job.scrapeTimeout;
 }
 
 function checkJob(job: Job, path: FieldPath, modules: Readonly<Record<string, SpecModule>>, defined: ReadonlySet<string>): Problem[] {

@@ -29,6 +29,16 @@ describe('spec defaults', () => {
     expect(spec.searchEngine).toBeUndefined();
   });
 
+  it('the scrape timeout defaults to 30s, or to the interval when that is shorter', () => {
+    const timeoutFor = (scrapeInterval?: string) =>
+      parseSpec(minimal({ jobs: [{ module: 'http_2xx', targets: ['https://example.com'], ...(scrapeInterval ? { scrapeInterval } : {}) }] })).jobs[0]!.scrapeTimeout;
+    expect(timeoutFor()).toBe('30s');
+    expect(timeoutFor('15s')).toBe('15s');
+    expect(timeoutFor('1m')).toBe('30s');
+    expect(timeoutFor('30s')).toBe('30s');
+    expect(parseSpec(minimal({ jobs: [{ module: 'http_2xx', targets: ['https://example.com'], scrapeInterval: '10s', scrapeTimeout: '5s' }] })).jobs[0]!.scrapeTimeout).toBe('5s');
+  });
+
   it('keeps what the user set', () => {
     const spec = parseSpec(fullSpec, { env: fullEnv });
     expect(spec.namespace).toBe('observability');
