@@ -3,6 +3,7 @@
  * `probekit`: one dispatcher for every subcommand. To add one, write `src/cli/<name>.ts` exporting a Command and
  * add it to COMMANDS.
  */
+import { ProblemsError } from '../model';
 import { SearchEngineError } from '../search/connection';
 import { SkillInputError } from '../search/skill';
 import { assistantCommand } from './assistant';
@@ -23,6 +24,12 @@ function usage(): string {
     .join('\n')}\n`;
 }
 
+/** Each line of the error's message (one a problem) as `error: <line>`; returns the exit code. */
+function printError(io: CliIo, error: Error, code: number): number {
+  for (const line of error.message.split('\n')) io.stderr(`error: ${line}\n`);
+  return code;
+}
+
 /** Runs one command line; returns the exit code. Expected failures print one line: 2 for usage, 1 otherwise. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
@@ -38,14 +45,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   try {
     return await command.run(rest, io);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof SkillInputError) {
-      io.stderr(`error: ${error.message}\n`);
-      return 2;
-    }
-    if (error instanceof SearchEngineError) {
-      io.stderr(`error: ${error.message}\n`);
-      return 1;
-    }
+    if (error instanceof UsageError || error instanceof SkillInputError) return printError(io, error, 2);
+    if (error instanceof SearchEngineError || error instanceof ProblemsError) return printError(io, error, 1);
     throw error;
   }
 }

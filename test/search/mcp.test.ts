@@ -173,7 +173,7 @@ describeWithBinaries([OPENSSL])('the skills over MCP', () => {
 
     it.each([
       [['run', 'count_logs', '--input', '{'], 2, "error: --input: not JSON; give the skill's input as a JSON object, e.g. '{\"level\":\"error\"}'\n"],
-      [['run', 'count_logs', '--input', '{"date":"19.11.2026"}', '--api-token-env', 'T'], 2, 'error: count_logs: input.date: Invalid ISO date\n'],
+      [['run', 'count_logs', '--input', '{"date":"19.11.2026"}', '--api-token-env', 'T'], 2, 'error: count_logs: input.date: must be a date written YYYY-MM-DD, e.g. 2026-11-19\n'],
       [['run', 'nope', '--api-token-env', 'T'], 2, 'error: unknown skill "nope"; the skills are list_indices, get_mappings, fetch_logs, count_logs, summarize_logs, log_histogram, count_by_field\n'],
       [['run', 'count_logs', '--fields', '{"lvl":"x"}', '--api-token-env', 'T'], 2, 'error: --fields: "lvl" is not a role; the roles are timestamp, level, message, pod, namespace, service\n'],
       [['serve', '--skills', '/nonexistent/skills.js', '--api-token-env', 'T'], 2, expect.stringMatching(/^error: --skills: cannot load \/nonexistent\/skills\.js \(Cannot find module/)],
@@ -193,7 +193,7 @@ describeWithBinaries([OPENSSL])('the skills over MCP', () => {
       const shadow = join(dir, 'shadow.js');
       writeFileSync(shadow, `exports.skills = [{ name: 'fetch_logs', description: 'mine', input: require(${JSON.stringify(require.resolve('zod'))}).z.object({}), handler: async () => 1 }];`);
       const result = await runCli(['assistant', 'list', '--skills', shadow]);
-      expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: skill "fetch_logs" is defined twice; give the custom skill another name\n' });
+      expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: skill "fetch_logs": another skill has this name; give the custom skill a name of its own\n' });
     });
   });
 
