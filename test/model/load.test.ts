@@ -1,17 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { documentedExample, httpPost2xx, loadSpecFile, parseSpec, parseSpecText } from '../../src/model';
+import { tempDirPerTest } from '../support/temp-dir';
 
 const EMPTY = 'the spec file is empty; write at least jobs: with one job and the module it names, for example modules: { http_2xx: { preset: http_2xx } } and jobs: [{ module: http_2xx, targets: [https://example.com] }]';
 
 describe('spec files', () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'probekit-load-'));
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const tempDir = tempDirPerTest('probekit-load-');
 
   it('the YAML example file is the documented example', () => {
     expect(parse(readFileSync('examples/probekit.yaml', 'utf8'))).toEqual(documentedExample);
@@ -35,16 +31,19 @@ describe('spec files', () => {
   });
 
   it('a relative path is read from the directory given as the caller\'s', () => {
+    const dir = tempDir();
     writeFileSync(join(dir, 'monitoring.yaml'), 'namespace: probes\nmodules:\n  m: { preset: http_2xx }\njobs:\n  - module: m\n    targets: [https://example.com]\n');
     expect(loadSpecFile('monitoring.yaml', { cwd: dir }).namespace).toBe('probes');
   });
 
   it('a problem of the file is printed after the path as given', () => {
+    const dir = tempDir();
     writeFileSync(join(dir, 'bad.yaml'), 'jobs: []\n');
     expect(() => loadSpecFile('bad.yaml', { cwd: dir })).toThrow(/^bad\.yaml: jobs: is empty; /);
   });
 
   it('a file that cannot be read names the flag or variable that named it, and the directory a relative path is read from', () => {
+    const dir = tempDir();
     expect(() => loadSpecFile('nope.yaml', { cwd: dir, namedBy: 'PROBEKIT_SPEC=nope.yaml' })).toThrow(
       `PROBEKIT_SPEC=nope.yaml: cannot read ${join(dir, 'nope.yaml')}: no such file; check the path (a relative path is read from ${dir})`,
     );
