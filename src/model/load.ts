@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { EMPTY_SPEC_FIX, SpecError, parseSpec, type ParseOptions } from './validate';
+import type { Problem } from '@probekit/exporter';
 import type { Spec } from './spec';
 
 export interface LoadOptions extends Omit<ParseOptions, 'source'> {
@@ -16,6 +17,14 @@ export interface LoadOptions extends Omit<ParseOptions, 'source'> {
   readonly namedBy?: string;
   /** The directory a relative path is read from: the caller's. @default process.cwd() */
   readonly cwd?: string;
+}
+
+/** The spec file could not be read at all: the path is wrong, not the spec. */
+export class SpecFileError extends SpecError {
+  constructor(problems: readonly Problem[], source?: string) {
+    super(problems, source);
+    this.name = 'SpecFileError';
+  }
 }
 
 const READ_FAILURES: Readonly<Record<string, string>> = {
@@ -35,7 +44,7 @@ export function loadSpecFile(path: string, options: LoadOptions = {}): Spec {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     const where = isAbsolute(path) ? '' : ` (a relative path is read from ${cwd ?? process.cwd()})`;
-    throw new SpecError([{ path: [], message: `cannot read ${file}: ${READ_FAILURES[code] ?? code}; check the path${where}` }], namedBy ?? path);
+    throw new SpecFileError([{ path: [], message: `cannot read ${file}: ${READ_FAILURES[code] ?? code}; check the path${where}` }], namedBy ?? path);
   }
   return parseSpecText(text, { ...parseOptions, source: path });
 }

@@ -48,6 +48,8 @@ export interface HostFilesOptions {
   readonly vendor?: string;
   /** The agent config file as it is now on the machine, to edit rather than replace. */
   readonly existingAgentConfig?: string;
+  /** Where existingAgentConfig was read from, named before its problems. @default agent config */
+  readonly agentConfigSource?: string;
   /** Where `fromEnv` header secrets are read from. */
   readonly env?: Environment;
 }
@@ -65,7 +67,7 @@ export function renderHostFiles(spec: Spec, options: HostFilesOptions = {}): Hos
   return [
     { path: paths.exporterConfig, content: stringify(config, { lineWidth: 0 }), mode: 0o644 },
     ...secrets,
-    { path: paths.agentConfig, content: addScrapeJobs(options.existingAgentConfig ?? '', renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS)), mode: 0o644 },
+    { path: paths.agentConfig, content: addScrapeJobs(options.existingAgentConfig ?? '', renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS), options.agentConfigSource), mode: 0o644 },
     { path: paths.unit, content: exporterUnit(paths), mode: 0o644 },
   ];
 }
@@ -74,17 +76,18 @@ export function renderHostFiles(spec: Spec, options: HostFilesOptions = {}): Hos
  * The agent file with `jobs` under `scrape_configs`: a job whose job_name is already there is replaced
  * where it stands, the others are appended; everything else in the file, comments included, stays.
  */
-export function addScrapeJobs(agentConfig: string, jobs: ReadonlyArray<{ job_name: string }>): string {
+export function addScrapeJobs(agentConfig: string, jobs: ReadonlyArray<{ job_name: string }>, source = 'agent config'): string {
+  const refuse = (path: FieldPath, message: string) => new ProblemsError([{ path, message }], source);
   const document: Document = parseDocument(agentConfig);
-  if (document.errors.length > 0) throw new Error(`agent config: ${document.errors[0].message.split('\n')[0]}; fix the file's YAML first`);
+  if (document.errors.length > 0) throw refuse([], `${document.errors[0].message.split('\n')[0]}; fix the file's YAML first`);
   if (document.contents === null) document.contents = document.createNode({}) as never;
-  if (!isMap(document.contents)) throw new Error('agent config: the file is not a YAML mapping; scrape_configs must be a top-level key');
+  if (!isMap(document.contents)) throw refuse([], 'the file is not a YAML mapping; scrape_configs must be a top-level key');
   let list = document.get('scrape_configs');
   if (list === undefined || list === null) {
     document.set('scrape_configs', document.createNode([]));
     list = document.get('scrape_configs');
   }
-  if (!isSeq(list)) throw new Error('agent config: scrape_configs is not a list; make it a list of jobs');
+  if (!isSeq(list)) throw refuse(['scrape_configs'], 'is not a list; make it a list of jobs');
   for (const job of jobs) {
     const node = document.createNode(job);
     const index = list.items.findIndex((item) => isMap(item) && item.get('job_name') === job.job_name);
