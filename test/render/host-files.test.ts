@@ -27,7 +27,7 @@ describe('single-machine files', () => {
   const files = renderHostFiles(spec, { vendor: 'acme', env });
   const byPath = Object.fromEntries(files.map((file) => [file.path, file]));
 
-  it('puts each file where the seed says', () => {
+  it('puts each file where the agent\'s vendor layout has it', () => {
     expect(files.map((file) => file.path)).toEqual([
       '/etc/acme/exporters/blackbox/config.yaml',
       '/etc/acme/exporters/blackbox/secrets/with_token.authentication',

@@ -1,5 +1,5 @@
-import { DEFAULTS, SpecError, http2xx, http2xxWithHeader, httpPost2xx, parseSpec, type SpecInput } from '../../src/model';
-import { fullEnv, fullSpec, SEED_HTTP_SETTINGS } from '../fixtures/specs';
+import { DEFAULTS, SpecError, parseSpec, type SpecInput } from '../../src/model';
+import { fullEnv, fullSpec } from '../fixtures/specs';
 import { problemsOf as problemsThrownBy } from '../support/problems';
 
 const minimal = (overrides: Partial<SpecInput> = {}): SpecInput => ({
@@ -47,36 +47,6 @@ describe('spec defaults', () => {
     expect(spec.searchEngine).toEqual({ url: 'https://search.example.com:9200', apiToken: { fromEnv: 'SEARCH_TOKEN' }, secretName: DEFAULTS.searchEngine.secretName });
   });
 
-});
-
-describe('the documented modules', () => {
-  const base = SEED_HTTP_SETTINGS;
-
-  it('http_2xx: GET, no headers, no body', () => {
-    expect(http2xx()).toEqual({ prober: 'http', timeout: '5s', http: { ...base, method: 'GET' } });
-  });
-
-  it('http_2xx_with_header: Authentication Bearer token by reference, and Accept-Language', () => {
-    expect(http2xxWithHeader({ accessToken: { fromEnv: 'ACCESS_TOKEN' }, acceptLanguage: 'de-DE' })).toEqual({
-      prober: 'http',
-      timeout: '5s',
-      http: { ...base, method: 'GET', headers: { Authentication: { fromEnv: 'ACCESS_TOKEN', prefix: 'Bearer ' }, 'Accept-Language': 'de-DE' } },
-    });
-  });
-
-  it('http_post_2xx: POST with a JSON content type and the chosen body', () => {
-    expect(httpPost2xx({ body: '{"a":1}' })).toEqual({
-      prober: 'http',
-      timeout: '5s',
-      http: { ...base, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"a":1}' },
-    });
-  });
-
-  it('presets do not share state', () => {
-    const first = http2xx();
-    first.http!.valid_http_versions!.push('HTTP/3.0');
-    expect(http2xx().http!.valid_http_versions).toEqual(['HTTP/1.1', 'HTTP/2.0']);
-  });
 });
 
 describe('validation: one line naming the field and the fix', () => {
