@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Client, errors } from '@elastic/elasticsearch';
 
 export interface SearchEngineTls {
-  /** Skip certificate verification (the seed's example does); the CLI warns when it is set. @default false */
+  /** Skip certificate verification (the documented example invocation does); the CLI warns when it is set. @default false */
   readonly insecure?: boolean;
   /** PEM file of the CA that signed the engine's certificate, for a private CA. */
   readonly caFile?: string;

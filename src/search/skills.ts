@@ -1,5 +1,5 @@
 /**
- * The assistant's built-in skills (seed 1.7): the indices and their mappings, targeted logs, counts, summaries and
+ * The assistant's built-in skills, what it may ask of the logs: the indices and their mappings, targeted logs, counts, summaries and
  * analytics. Each is one Elasticsearch request (two when an index pattern's log fields are first detected).
  */
 import { z } from 'zod';

@@ -91,7 +91,7 @@ describeWithBinaries([OPENSSL])('skills', () => {
   describe.each(LAYOUTS)('skills over the $layout layout', ({ index, spell }) => {
     const line = (r: Row) => ({ timestamp: r.at, level: spell(r), message: r.message, pod: r.pod, namespace: r.namespace, index });
 
-    it('seed 1.8 (1): fetch error-level logs in a time window, newest first', async () => {
+    it('documented request 1: fetch error-level logs in a time window, newest first', async () => {
       const result = await call('fetch_logs', { index, level: 'error', from: '2026-11-19T00:00:00Z', to: '2026-11-20T00:00:00Z' });
       expect(result).toEqual({ index, from: '2026-11-19T00:00:00Z', to: '2026-11-20T00:00:00Z', total: 3, returned: 3, logs: rows(10, 7, 6).map(line) });
     });
@@ -102,7 +102,7 @@ describeWithBinaries([OPENSSL])('skills', () => {
       expect(await call('fetch_logs', { index, pod: CART, level: 'warn' })).toMatchObject({ total: 2, logs: rows(18, 8).map(line) });
     });
 
-    it('seed 1.8 (2): count warn-level logs on a date (the day is UTC, end excluded)', async () => {
+    it('documented request 2: count warn-level logs on a date (the day is UTC, end excluded)', async () => {
       expect(await call('count_logs', { index, level: 'warn', date: '2026-11-19' })).toEqual({
         index,
         from: '2026-11-19T00:00:00.000Z',
@@ -118,7 +118,7 @@ describeWithBinaries([OPENSSL])('skills', () => {
       expect(Object.keys(((await call('count_logs', { index })) as { byLevel: object }).byLevel)).toEqual(['debug', 'info', 'warn', 'error', 'fatal']);
     });
 
-    it('seed 1.8 (3): summarize errors from the logs of a named pod in a named namespace', async () => {
+    it('documented request 3: summarize errors from the logs of a named pod in a named namespace', async () => {
       expect(await call('summarize_logs', { index, pod: CHECKOUT, namespace: 'shop', level: 'error' })).toEqual({
         index,
         total: 5,
