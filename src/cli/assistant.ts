@@ -12,7 +12,7 @@ import { ECS_LOG_FIELDS, type LogFields } from '../search/log-fields';
 import { createSkillsMcpServer, listeningPort, serveSkillsOverHttp } from '../search/mcp';
 import { checkSkills, createSkillContext, loadCustomSkills, runSkill, type Skill } from '../search/skill';
 import { BUILT_IN_SKILLS } from '../search/skills';
-import { checkedUrlArgument, commandGroup, parseFlags, readSecret, TLS_FLAGS, tlsFrom, UsageError, type CliIo } from './command';
+import { checkedUrlArgument, commandGroup, fromEnvironment, parseFlags, readSecret, TLS_FLAGS, tlsFrom, UsageError, type CliIo } from './command';
 
 const CONNECTION_USAGE = `[--url URL] [--api-token-env VAR | --api-token-file FILE] [--insecure] [--ca-file FILE] [--skills MODULE] [--fields JSON]`;
 const USAGE = {
@@ -111,11 +111,7 @@ async function serve(args: readonly string[], io: CliIo): Promise<number> {
     }
     const port = Number(values.http);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--http ${values.http}: not a port number; give 0 to 65535 (0 picks a free one)`);
-    let bearerToken: string | undefined;
-    if (values['http-token-env'] !== undefined) {
-      bearerToken = io.env[values['http-token-env']];
-      if (!bearerToken) throw new UsageError(`--http-token-env: environment variable ${values['http-token-env']} is not set or empty`);
-    }
+    const bearerToken = values['http-token-env'] === undefined ? undefined : fromEnvironment(io, 'http-token-env', values['http-token-env'], 'bearer token MCP clients must send');
     const http: Server = await serveSkillsOverHttp(newServer, { port, host: values.host ?? '127.0.0.1', ...(bearerToken ? { bearerToken } : {}) });
     io.stderr(`probekit assistant: MCP over Streamable HTTP on http://${values.host ?? '127.0.0.1'}:${listeningPort(http)}/mcp\n`);
     await (io.stopped ?? new Promise<void>((resolve) => ['SIGTERM', 'SIGINT'].forEach((signal) => process.once(signal, () => resolve()))));

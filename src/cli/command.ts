@@ -82,6 +82,13 @@ export function processIo(): CliIo {
   };
 }
 
+/** The value of the environment variable a flag names; a UsageError when it is not set or empty. */
+export function fromEnvironment(io: CliIo, flag: string, name: string, what: string): string {
+  const value = io.env[name];
+  if (value === undefined || value === '') throw new UsageError(`--${flag}: environment variable ${name} is not set or empty; export it with the ${what}`);
+  return value;
+}
+
 /**
  * A secret given by the name of an environment variable or by a file, never on the command line (where `ps` and
  * shell history would show it). A trailing newline of a file is not part of the secret.
@@ -90,18 +97,14 @@ export function readSecret(io: CliIo, what: string, envFlag: string, envName: st
   if ((envName === undefined) === (file === undefined)) {
     throw new UsageError(`${what}: give exactly one of --${envFlag} VAR or --${fileFlag} FILE`);
   }
-  let value: string | undefined;
-  if (envName !== undefined) {
-    value = io.env[envName];
-    if (value === undefined || value === '') throw new UsageError(`--${envFlag}: environment variable ${envName} is not set or empty; export it with the ${what}`);
-  } else {
-    try {
-      value = io.readFile(resolve(io.cwd, file!)).replace(/\r?\n$/, '');
-    } catch (error) {
-      throw new UsageError(`--${fileFlag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'}); give a file holding the ${what}`);
-    }
-    if (value === '') throw new UsageError(`--${fileFlag}: ${file} is empty; write the ${what} into it`);
+  if (envName !== undefined) return fromEnvironment(io, envFlag, envName, what);
+  let value: string;
+  try {
+    value = io.readFile(resolve(io.cwd, file!)).replace(/\r?\n$/, '');
+  } catch (error) {
+    throw new UsageError(`--${fileFlag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'}); give a file holding the ${what}`);
   }
+  if (value === '') throw new UsageError(`--${fileFlag}: ${file} is empty; write the ${what} into it`);
   return value;
 }
 

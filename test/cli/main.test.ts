@@ -77,6 +77,7 @@ describe('mistakes: exit 2, one line naming what was meant', () => {
     [['host', 'render', '--spec', 's.yaml', '--vendor', 'Acme Corp'], 'error: --vendor Acme Corp: not a directory name; use lower case letters, digits, . _ -'],
     [['assistant', 'run', 'count_logs', '--url', 'localhost:9200', '--api-token-env', 'T'], 'error: --url localhost:9200: not a URL; write https://localhost:9200'],
     [['assistant', 'serve', '--http', 'eighty', '--url', 'https://127.0.0.1:1', '--api-token-env', 'T'], 'error: --http eighty: not a port number; give 0 to 65535 (0 picks a free one)'],
+    [['assistant', 'serve', '--http', '0', '--http-token-env', 'UNSET', '--url', 'https://127.0.0.1:1', '--api-token-env', 'T'], 'error: --http-token-env: environment variable UNSET is not set or empty; export it with the bearer token MCP clients must send'],
   ])('%j', async (args, line) => {
     expect(await runCli(args, { T: 'token' })).toEqual({ code: 2, stdout: '', stderr: `${line}\n` });
   });
