@@ -12,7 +12,6 @@ import {
   formatProblem,
   parseSpec,
   ProblemsError,
-  schemaProblems,
   SpecError,
   specSchema,
   type Environment,
@@ -20,6 +19,7 @@ import {
   type Problem,
   type Spec,
   type SpecInput,
+  valueFreeSchemaProblems,
 } from 'probekit';
 import { ROLE_PRESET_NAMES, type RolePreset } from 'probekit/search';
 
@@ -149,43 +149,12 @@ const REQUIRED: Readonly<Record<string, string>> = {
   releaseName: "the agent's Helm release name",
 };
 
-const KINDS: Readonly<Record<string, string>> = { array: 'a list', object: 'a mapping', string: 'text', number: 'a number', int: 'a whole number', boolean: 'true or false' };
-
-/** The kind of a value, never the value. */
-function kindOf(value: unknown): string {
-  if (value === null) return 'nothing (null)';
-  if (Array.isArray(value)) return 'a list';
-  return KINDS[typeof value] ?? typeof value;
-}
-
-/**
- * Schema issues with every given value taken out, so that no message can repeat one: a value of the wrong
- * kind is said by its kind alone.
- */
-function withoutValues(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
-  return issues.map((issue) => {
-    const { input, ...rest } = issue as z.core.$ZodIssue & { input?: unknown };
-    switch (rest.code) {
-      case 'invalid_union':
-        return { ...rest, errors: rest.errors.map(withoutValues) } as z.core.$ZodIssue;
-      case 'invalid_key':
-      case 'invalid_element':
-        return { ...rest, issues: withoutValues(rest.issues) } as z.core.$ZodIssue;
-      case 'invalid_type':
-        if (input === undefined) return rest as z.core.$ZodIssue;
-        return { code: 'custom', path: rest.path, message: `must be ${KINDS[rest.expected] ?? rest.expected}, not ${kindOf(input)}` } as z.core.$ZodIssue;
-      default:
-        return rest as z.core.$ZodIssue;
-    }
-  });
-}
-
 /** The problems of one key's value; none when it fits. */
 function keyProblems<T>(key: string, schema: z.ZodType<T>, value: unknown, shape: string): { value?: T; problems: Problem[] } {
   if (value === undefined) return { problems: [{ path: [key], message: `required: ${shape}` }] };
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return { value: result.data, problems: [] };
-  const problems = schemaProblems(schema, withoutValues(result.error.issues), [key]).map((problem) => {
+  const problems = valueFreeSchemaProblems(schema, result.error.issues, [key]).map((problem) => {
     const field = problem.path[problem.path.length - 1];
     const hint = typeof field === 'string' ? REQUIRED[field] : undefined;
     return problem.message === 'is required' && hint !== undefined ? { path: problem.path, message: `required: ${hint}` } : problem;

@@ -3,6 +3,7 @@ export * from './secret-ref';
 export * from './presets';
 export * from './example';
 export * from './load';
+export * from './problems';
 export { SpecError, parseSpec, checkTarget, secretHeaders, withoutSecretHeaders, EMPTY_SPEC_FIX, type ParseOptions } from './validate';
 // Problems as the exporter's contract defines them: SpecError carries them, and other inputs report through them.
 export { formatPath, formatProblem, ProblemsError, schemaProblems, closestName, type FieldPath, type Problem } from '@probekit/exporter';

@@ -20,6 +20,7 @@ import {
   type ProberName,
 } from '@probekit/exporter';
 import { http2xx, http2xxWithHeader, httpPost2xx, PRESET_NAMES, type PresetName } from './presets';
+import { kindOfValue, valueFreeSchemaProblems } from './problems';
 import { isSecretRef, readEnvSecret, secretRefSchema, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
 import { DEFAULTS, jobSchema, moduleNameSchema, presetSchemas, specSchema, type Job, type PresetModule, type Spec, type SpecInput, type SpecModule } from './spec';
 
@@ -217,7 +218,8 @@ function parseOwnModule(name: string, entry: Record<string, unknown>, path: Fiel
   problems.push(...headerProblems(module, path));
   const result = moduleSchema.safeParse(withoutSecretHeaders(module), { reportInput: true });
   if (!result.success) {
-    problems.push(...schemaProblems(moduleSchema, result.error.issues, path));
+    // The exporter's fields may hold secrets (basic_auth.password, bearer_token): their values are never repeated.
+    problems.push(...valueFreeSchemaProblems(moduleSchema, result.error.issues, path));
     return undefined;
   }
   // The exporter's rules name their fields from the top of its config file, as modules.<name>..., which is where they sit in the spec too.
@@ -225,14 +227,14 @@ function parseOwnModule(name: string, entry: Record<string, unknown>, path: Fiel
   return module;
 }
 
-/** Header values that are neither text nor a secret reference. */
+/** Header values that are neither text nor a secret reference; a header may hold a secret, so no value is repeated. */
 function headerProblems(module: SpecModule, path: FieldPath): Problem[] {
   const headers: unknown = module.http?.headers;
   if (!isMapping(headers)) return [];
   return Object.entries(headers).flatMap(([header, value]): Problem[] => {
     const at: FieldPath = [...path, 'http', 'headers', header];
     if (typeof value === 'string') return [];
-    if (!isMapping(value)) return [{ path: at, message: `must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not ${kindOf(value)}` }];
+    if (!isMapping(value)) return [{ path: at, message: `must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not ${kindOfValue(value)}` }];
     const result = secretRefSchema.safeParse(value, { reportInput: true });
     return result.success ? [] : specSchemaProblems(secretRefSchema, result.error.issues, at);
   });

@@ -261,12 +261,23 @@ describe('every problem at once, in words', () => {
   it('header values are text or secret references, each checked', () => {
     const headers = { A: 5, B: { fromEnv: 'not a name' }, C: { fromEnvv: 'X' }, D: { existingSecret: { key: 'k' } }, E: { existingSecret: { name: 's', key: 'k' }, prefix: 'Bearer ' } };
     expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', http: { headers } as never } } }))).toEqual([
-      'modules.http_2xx.http.headers.A: must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not number 5',
+      'modules.http_2xx.http.headers.A: must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not a number',
       'modules.http_2xx.http.headers.B.fromEnv: must be an environment variable name: letters, digits and _, not starting with a digit',
       'modules.http_2xx.http.headers.C.fromEnvv: unknown field; did you mean "fromEnv"?',
       'modules.http_2xx.http.headers.D.existingSecret.name: required: the name of the Secret',
       'modules.http_2xx.http.headers.E.prefix: applies to fromEnv only; an existing Secret holds the whole value',
     ]);
+  });
+
+  it('a module field of the wrong kind is said by its kind, never by its value, which may be a secret', () => {
+    const http = { basic_auth: { username: 'probe', password: 8675309 }, bearer_token: true, headers: { 'X-Api-Key': 4815162342 } };
+    const problems = problemsOf(minimal({ modules: { http_2xx: { prober: 'http', http } as never } }));
+    expect(problems).toEqual([
+      'modules.http_2xx.http.headers.X-Api-Key: must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not a number',
+      'modules.http_2xx.http.basic_auth.password: must be text, not a number',
+      'modules.http_2xx.http.bearer_token: must be text, not true or false',
+    ]);
+    for (const value of ['8675309', '4815162342']) expect(problems.join('\n')).not.toContain(value);
   });
 
   it('record keys and values of the wrong kind, in words', () => {
