@@ -20,6 +20,7 @@ import {
   type Spec,
   type SpecInput,
   valueFreeSchemaProblems,
+  withRequiredHints,
 } from 'probekit';
 import { ROLE_PRESET_NAMES, type RolePreset } from 'probekit/search';
 
@@ -154,12 +155,7 @@ function keyProblems<T>(key: string, schema: z.ZodType<T>, value: unknown, shape
   if (value === undefined) return { problems: [{ path: [key], message: `required: ${shape}` }] };
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return { value: result.data, problems: [] };
-  const problems = valueFreeSchemaProblems(schema, result.error.issues, [key]).map((problem) => {
-    const field = problem.path[problem.path.length - 1];
-    const hint = typeof field === 'string' ? REQUIRED[field] : undefined;
-    return problem.message === 'is required' && hint !== undefined ? { path: problem.path, message: `required: ${hint}` } : problem;
-  });
-  return { problems };
+  return { problems: withRequiredHints(valueFreeSchemaProblems(schema, result.error.issues, [key]), REQUIRED) };
 }
 
 function searchEngineProblems(value: unknown): { value?: SearchEngineConfig; problems: Problem[] } {

@@ -1,7 +1,8 @@
 /**
- * Schema problems for inputs that may hold secrets (the Pulumi stack configuration, the exporter's module fields
- * such as basic_auth.password or bearer_token, header values): the contract's schemaProblems, but no message
- * repeats a given value; a value of the wrong kind is said by its kind alone.
+ * Schema problems as the model's inputs need them, on top of the contract's schemaProblems: for inputs that may
+ * hold secrets (the Pulumi stack configuration, the exporter's module fields such as basic_auth.password or
+ * bearer_token, header values) no message repeats a given value, a value of the wrong kind being said by its kind
+ * alone; and a missing field can say what it holds.
  */
 import { schemaProblems, type FieldPath, type Problem } from '@probekit/exporter';
 import type { z } from 'zod';
@@ -40,4 +41,16 @@ function withoutValues(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] 
  */
 export function valueFreeSchemaProblems(schema: z.ZodType, issues: readonly z.core.$ZodIssue[], prefix: FieldPath = []): Problem[] {
   return schemaProblems(schema, withoutValues(issues), prefix);
+}
+
+/**
+ * Problems of missing fields with what each holds: `is required` at a field named in `hints` becomes
+ * `required: <hint>` (`modules.api.accessToken: required: the token sent as ...`).
+ */
+export function withRequiredHints(problems: readonly Problem[], hints: Readonly<Record<string, string>>): Problem[] {
+  return problems.map((problem) => {
+    const field = problem.path[problem.path.length - 1];
+    const hint = typeof field === 'string' ? hints[field] : undefined;
+    return problem.message === 'is required' && hint !== undefined ? { path: problem.path, message: `required: ${hint}` } : problem;
+  });
 }

@@ -20,7 +20,7 @@ import {
   type ProberName,
 } from '@probekit/exporter';
 import { http2xx, http2xxWithHeader, httpPost2xx, PRESET_NAMES, type PresetName } from './presets';
-import { kindOfValue, valueFreeSchemaProblems } from './problems';
+import { kindOfValue, valueFreeSchemaProblems, withRequiredHints } from './problems';
 import { isSecretRef, readEnvSecret, secretRefSchema, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
 import { DEFAULTS, jobSchema, moduleNameSchema, presetSchemas, specSchema, type Job, type PresetModule, type Spec, type SpecInput, type SpecModule } from './spec';
 
@@ -61,11 +61,7 @@ const REQUIRED: Readonly<Record<string, string>> = {
 
 /** Schema problems in the spec's words: a missing field says what it holds. */
 function specSchemaProblems(schema: z.ZodType, issues: readonly z.core.$ZodIssue[], path: FieldPath): Problem[] {
-  return schemaProblems(schema, issues, path).map((problem) => {
-    const field = problem.path[problem.path.length - 1];
-    const hint = typeof field === 'string' ? REQUIRED[field] : undefined;
-    return problem.message === 'is required' && hint !== undefined ? { path: problem.path, message: `required: ${hint}` } : problem;
-  });
+  return withRequiredHints(schemaProblems(schema, issues, path), REQUIRED);
 }
 
 /** One part of the spec checked against its schema; its problems go to `problems`, undefined when there are any. */
