@@ -5,7 +5,7 @@
  */
 import * as pulumi from '@pulumi/pulumi';
 import * as kubernetes from '@pulumi/kubernetes';
-import { renderSearchEngineSecret } from 'probekit';
+import { PART_OF_PROBEKIT, renderSearchEngineSecret } from 'probekit';
 import { applyObjects, type KubernetesObject } from './objects';
 
 export interface AgentRelease {
@@ -66,7 +66,7 @@ export class ProbekitCluster extends pulumi.ComponentResource {
     // it may hold more than probekit (`monitoring` often does).
     this.namespace = new kubernetes.core.v1.Namespace(
       `${name}-namespace`,
-      { metadata: { name: args.namespace, labels: { 'app.kubernetes.io/part-of': 'probekit' } } },
+      { metadata: { name: args.namespace, labels: { ...PART_OF_PROBEKIT } } },
       { ...onCluster, retainOnDelete: true },
     );
     const inNamespace = { ...onCluster, dependsOn: [this.namespace] };

@@ -1,11 +1,27 @@
 /**
  * The stack configuration: the `probekit:*` keys of a Pulumi stack file, read and validated in one place.
- * Every error is one line that starts with the full key that is wrong (`probekit:clusters[1].name: ...`),
- * and never repeats a value: a malformed key may hold a password or a kubeconfig.
+ * Every problem is found in one run and printed as one line that starts with the full key that is wrong
+ * (`probekit:clusters[1].name: ...`), and no message repeats a value: a malformed key may hold a password or
+ * a kubeconfig.
  */
 import * as pulumi from '@pulumi/pulumi';
 import { z } from 'zod';
-import { checkTarget, DEFAULTS, describeIssues, formatPath, parseSpec, SpecError, specSchema, type Environment, type FieldPath, type Spec, type SpecInput } from 'probekit';
+import {
+  checkTarget,
+  DEFAULTS,
+  formatProblem,
+  parseSpec,
+  ProblemsError,
+  SpecError,
+  specSchema,
+  type Environment,
+  type FieldPath,
+  type Problem,
+  type Spec,
+  type SpecInput,
+  valueFreeSchemaProblems,
+  withRequiredHints,
+} from 'probekit';
 import { ROLE_PRESET_NAMES, type RolePreset } from 'probekit/search';
 
 /** The configuration namespace: the project name of Pulumi.yaml. */
@@ -30,7 +46,8 @@ const overridesSchema = z.strictObject({
   namespace: specSchema.shape.namespace,
   replicas: specSchema.shape.exporter.unwrap().shape.replicas,
   /** Job name to targets probed from this cluster in addition to the job's own. */
-  extraTargets: z.record(z.string().min(1), z.array(z.string()).min(1, 'must list at least one target; leave the job out instead')).optional(),
+  // Refinements rather than min(1): their messages are kept as written, and say the fix.
+  extraTargets: z.record(z.string().min(1), z.array(z.string()).refine((targets) => targets.length > 0, 'must list at least one target; leave the job out instead')).optional(),
 });
 
 const clusterSchema = z.strictObject({
@@ -44,8 +61,8 @@ const clusterSchema = z.strictObject({
 });
 
 const clustersSchema = z
-  .array(clusterSchema, { error: (issue) => (issue.code === 'invalid_type' ? 'must be a list of clusters' : undefined) })
-  .min(1, 'must list at least one cluster')
+  .array(clusterSchema)
+  .refine((clusters) => clusters.length > 0, 'must list at least one cluster')
   .superRefine((clusters, ctx) => {
     const seen = new Set<string>();
     clusters.forEach((cluster, index) => {
@@ -61,13 +78,13 @@ const searchEngineAdminSchema = z.strictObject({
   url: httpUrl,
   username: z.string().min(1),
   password: z.string().min(1),
-  /** Skip verification of the engine's TLS certificate (the seed's example invocation does). */
+  /** Skip verification of the engine's TLS certificate (the documented example invocation does). */
   insecure: z.boolean().optional(),
   /** PEM file of the CA that signed the engine's certificate. */
   caFile: z.string().min(1).optional(),
-  /** Role preset of the key; `all-access` is the seed's documented role. @default read-only */
+  /** Role preset of the key; `all-access` is the documented role. @default read-only */
   role: z.enum(ROLE_PRESET_NAMES as [RolePreset, ...RolePreset[]], { error: `must be one of ${ROLE_PRESET_NAMES.join(', ')}` }).optional(),
-  /** Name of the created key (seed 2.5 `name`); changing it creates a new key and invalidates the old. */
+  /** Name of the created key (the `name` of the create request); changing it creates a new key and invalidates the old. */
   keyName: z.string().min(1).optional(),
   secretName: dnsLabel.optional(),
 });
@@ -113,76 +130,81 @@ export interface StackConfig {
   readonly agent: AgentConfig;
 }
 
-/** One or more problems, one line each, each starting with the configuration key it is about. */
-export class StackConfigError extends Error {
-  constructor(readonly problems: readonly string[]) {
-    super(problems.join('\n'));
+/** Problems of the configuration, one line each, each starting with the configuration key it is about. */
+export class StackConfigError extends ProblemsError {
+  constructor(problems: readonly Problem[]) {
+    super(problems);
     this.name = 'StackConfigError';
+    // A key is written as Pulumi writes it, the namespace joined to the path: probekit:clusters[1].name.
+    this.message = problems.map((problem) => `${CONFIG_NAMESPACE}:${formatProblem(problem)}`).join('\n');
   }
 }
 
-/** `['clusters', 1, 'name']` → `probekit:clusters[1].name`. */
-function keyName(path: FieldPath): string {
-  return `${CONFIG_NAMESPACE}:${formatPath(path)}`;
+/** What a required field holds, said when it is missing. */
+const REQUIRED: Readonly<Record<string, string>> = {
+  name: 'a DNS label naming the cluster; its resources are named after it',
+  url: "the search engine's URL, for example https://elasticsearch.example:9200",
+  username: 'a search-engine user allowed to create API keys',
+  password: "that user's password (pulumi config set --secret --path 'probekit:searchEngine.password')",
+  chart: 'the agent chart: a name with repository, an oci:// reference or a local path',
+  releaseName: "the agent's Helm release name",
+};
+
+/** The problems of one key's value; none when it fits. */
+function keyProblems<T>(key: string, schema: z.ZodType<T>, value: unknown, shape: string): { value?: T; problems: Problem[] } {
+  if (value === undefined) return { problems: [{ path: [key], message: `required: ${shape}` }] };
+  const result = schema.safeParse(value, { reportInput: true });
+  if (result.success) return { value: result.data, problems: [] };
+  return { problems: withRequiredHints(valueFreeSchemaProblems(schema, result.error.issues, [key]), REQUIRED) };
 }
 
-/** One problem line about the key at `path`. */
-export function problemAt(path: FieldPath, problem: string): string {
-  return `${keyName(path)}: ${problem}`;
-}
-
-function parseKey<T>(key: string, schema: z.ZodType<T>, value: unknown, shape: string): T {
-  if (value === undefined) throw new StackConfigError([problemAt([key], `required: ${shape}`)]);
-  // Messages come from the schema and name no value; `required` replaces zod's "received undefined".
-  const result = schema.safeParse(value, { error: (issue) => (issue.input === undefined ? 'required' : undefined) });
-  if (result.success) return result.data;
-  throw new StackConfigError(describeIssues(schema, result.error.issues.slice(0, 1), [key]).map((line) => `${CONFIG_NAMESPACE}:${line}`));
-}
-
-function parseSearchEngine(value: unknown): SearchEngineConfig {
+function searchEngineProblems(value: unknown): { value?: SearchEngineConfig; problems: Problem[] } {
   const shape = 'either { url, username, password } to create the API key, or { url, apiToken } to use one made elsewhere';
   // The two forms are told apart by `apiToken`, so that an error speaks of the form the user meant.
   const usesToken = typeof value === 'object' && value !== null && 'apiToken' in value;
   return usesToken
-    ? parseKey(CONFIG_KEYS.searchEngine, searchEngineTokenSchema, value, shape)
-    : parseKey(CONFIG_KEYS.searchEngine, searchEngineAdminSchema, value, shape);
+    ? keyProblems<SearchEngineConfig>(CONFIG_KEYS.searchEngine, searchEngineTokenSchema, value, shape)
+    : keyProblems<SearchEngineConfig>(CONFIG_KEYS.searchEngine, searchEngineAdminSchema, value, shape);
 }
 
 export function createsApiKey(searchEngine: SearchEngineConfig): searchEngine is SearchEngineAdminConfig {
   return 'password' in searchEngine;
 }
 
-/** Spec problems (`jobs[0].module: ...`) as keys of the stack (`probekit:spec.jobs[0].module: ...`). */
-function specProblems(error: unknown, key: FieldPath): string[] {
+/** Spec problems (`jobs[0].module: ...`) as problems of the stack's key that holds the spec (`spec.jobs[0].module: ...`). */
+function specProblems(error: unknown, key: FieldPath): Problem[] {
   if (!(error instanceof SpecError)) throw error;
-  return error.problems.map((problem) =>
-    problem.startsWith('(top level): ') ? problemAt(key, problem.slice('(top level): '.length)) : `${keyName(key)}.${problem}`,
-  );
+  return error.problems.map((problem) => ({ path: [...key, ...problem.path], message: problem.message }));
 }
 
-function parseBaseSpec(value: unknown, env: Environment): { input: SpecInput; spec: Spec } {
-  if (value === undefined) throw new StackConfigError([problemAt([CONFIG_KEYS.spec], 'required: the spec, as in the cluster form\'s YAML file')]);
+function baseSpecProblems(value: unknown, env: Environment): { value?: { input: SpecInput; spec: Spec }; problems: Problem[] } {
+  if (value === undefined) return { problems: [{ path: [CONFIG_KEYS.spec], message: "required: the spec, as in the cluster form's YAML file" }] };
+  const problems: Problem[] = [];
+  let input = value as SpecInput;
   if (typeof value === 'object' && value !== null && 'searchEngine' in value) {
-    throw new StackConfigError([problemAt([CONFIG_KEYS.spec, 'searchEngine'], 'the stack takes the search engine from probekit:searchEngine; remove it from the spec')]);
+    problems.push({ path: [CONFIG_KEYS.spec, 'searchEngine'], message: 'the stack takes the search engine from probekit:searchEngine; remove it from the spec' });
+    const { searchEngine: _searchEngine, ...rest } = value as SpecInput;
+    input = rest;
   }
   try {
-    return { input: value as SpecInput, spec: parseSpec(value, { env }) };
+    const spec = parseSpec(input, { env });
+    return problems.length > 0 ? { problems } : { value: { input, spec }, problems };
   } catch (error) {
-    throw new StackConfigError(specProblems(error, [CONFIG_KEYS.spec]));
+    return { problems: [...problems, ...specProblems(error, [CONFIG_KEYS.spec])] };
   }
 }
 
 /** Targets added to a job must exist as jobs and suit the job's prober, checked as the spec checks its own. */
-function checkExtraTargets(spec: Spec, overrides: ClusterOverrides, path: FieldPath): string[] {
+function checkExtraTargets(spec: Spec, overrides: ClusterOverrides, path: FieldPath): Problem[] {
   return Object.entries(overrides.extraTargets ?? {}).flatMap(([jobName, targets]) => {
     const job = spec.jobs.find((candidate) => candidate.name === jobName);
     if (!job) {
-      return [problemAt([...path, jobName], `probekit:spec has no job named so; its jobs are: ${spec.jobs.map((j) => j.name).join(', ')}`)];
+      return [{ path: [...path, jobName], message: `probekit:spec has no job named so; its jobs are: ${spec.jobs.map((j) => j.name).join(', ')}` }];
     }
     const prober = spec.modules[job.module]!.prober;
     return targets.flatMap((target, index) => {
       const problem = checkTarget(target, prober);
-      return problem === undefined ? [] : [problemAt([...path, jobName, index], `"${target}" ${problem}`)];
+      return problem === undefined ? [] : [{ path: [...path, jobName, index], message: `"${target}" ${problem}` }];
     });
   });
 }
@@ -201,16 +223,22 @@ export function applyOverrides(input: SpecInput, overrides: ClusterOverrides = {
 }
 
 /**
- * Validates the configuration; throws a StackConfigError naming the keys that are wrong. `env` is where the
+ * Validates the configuration; throws a StackConfigError naming every key that is wrong. `env` is where the
  * spec's `fromEnv` references are read (the environment of `pulumi up`).
  */
 export function parseStackConfig(raw: RawStackConfig, env: Environment): StackConfig {
-  const clusters = parseKey(CONFIG_KEYS.clusters, clustersSchema, raw.clusters, 'a list of { name, kubeconfig?, context?, overrides? }');
-  const searchEngine = parseSearchEngine(raw.searchEngine);
-  const agent = parseKey(CONFIG_KEYS.agent, agentSchema, raw.agent, '{ chart, releaseName, repository?, version?, namespace? }');
-  const base = parseBaseSpec(raw.spec, env);
+  const clusters = keyProblems(CONFIG_KEYS.clusters, clustersSchema, raw.clusters, 'a list of { name, kubeconfig?, context?, overrides? }');
+  const searchEngine = searchEngineProblems(raw.searchEngine);
+  const agent = keyProblems(CONFIG_KEYS.agent, agentSchema, raw.agent, '{ chart, releaseName, repository?, version?, namespace? }');
+  const base = baseSpecProblems(raw.spec, env);
+  const keyed = [clusters, searchEngine, agent, base].flatMap((key) => key.problems);
+  if (keyed.length > 0 || !clusters.value || !searchEngine.value || !agent.value || !base.value) throw new StackConfigError(keyed);
+  return { clusters: deployClusters(clusters.value, base.value, env), searchEngine: searchEngine.value, agent: agent.value };
+}
 
-  const problems: string[] = [];
+/** Each cluster's spec: the stack's spec with the cluster's overrides, checked again as a whole. */
+function deployClusters(clusters: ReadonlyArray<z.infer<typeof clusterSchema>>, base: { input: SpecInput; spec: Spec }, env: Environment): ClusterConfig[] {
+  const problems: Problem[] = [];
   const deployed = clusters.map((cluster, index): ClusterConfig | undefined => {
     const path: FieldPath = [CONFIG_KEYS.clusters, index, 'overrides'];
     const targetProblems = checkExtraTargets(base.spec, cluster.overrides ?? {}, [...path, 'extraTargets']);
@@ -225,7 +253,7 @@ export function parseStackConfig(raw: RawStackConfig, env: Environment): StackCo
     }
   });
   if (problems.length > 0) throw new StackConfigError(problems);
-  return { clusters: deployed as ClusterConfig[], searchEngine, agent };
+  return deployed as ClusterConfig[];
 }
 
 /** Reads the `probekit:*` keys of the running stack. Structured values arrive as JSON text. */
@@ -238,7 +266,7 @@ export function readRawStackConfig(config: pulumi.Config = new pulumi.Config(CON
       raw[key] = JSON.parse(text);
     } catch {
       // Pulumi's own error would quote the value, which may be a secret.
-      throw new StackConfigError([problemAt([key], 'must be structured configuration (pulumi config set --path, or YAML in the stack file), not a plain string')]);
+      throw new StackConfigError([{ path: [key], message: 'must be structured configuration (pulumi config set --path, or YAML in the stack file), not a plain string' }]);
     }
   }
   return raw;

@@ -10,7 +10,7 @@ import { DEFAULT_ROLE_PRESET } from 'probekit/search';
 import { SearchEngineApiKey } from './api-key';
 import { ProbekitCluster } from './cluster';
 import type { KubernetesObject } from './objects';
-import { CONFIG_KEYS, createsApiKey, problemAt, StackConfigError, type SearchEngineConfig, type StackConfig } from './config';
+import { CONFIG_KEYS, createsApiKey, StackConfigError, type SearchEngineConfig, type StackConfig } from './config';
 
 export interface ClusterOutputs {
   readonly namespace: string;
@@ -40,7 +40,7 @@ function readCaFile(path: string): string {
     return readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new StackConfigError([problemAt([CONFIG_KEYS.searchEngine, 'caFile'], `cannot read ${path} (${code}); give the PEM file of the engine's CA`)]);
+    throw new StackConfigError([{ path: [CONFIG_KEYS.searchEngine, 'caFile'], message: `cannot read ${path} (${code}); give the PEM file of the engine's CA` }]);
   }
 }
 

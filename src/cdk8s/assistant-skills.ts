@@ -7,6 +7,7 @@
 import { Duration, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
+import { probekitLabels } from '../render/labels';
 import { SEARCH_ENGINE_SECRET_KEYS, SEARCH_ENGINE_SECRET_NAME } from '../render/search-engine-secret';
 import { SEARCH_ENGINE_ENV, SKILLS_SERVER_HEALTH_PATH } from '../search/skills-server';
 
@@ -54,7 +55,7 @@ export class AssistantSkills extends Construct {
     };
     if (props.mcpToken) env[MCP_TOKEN_ENV] = fromSecret(kplus.Secret.fromSecretName(this, 'mcp-token', props.mcpToken.name), props.mcpToken.key);
 
-    const labels = { 'app.kubernetes.io/name': 'probekit-assistant-skills', 'app.kubernetes.io/part-of': 'probekit', 'app.kubernetes.io/component': 'assistant-skills' };
+    const labels = probekitLabels({ name: 'probekit-assistant-skills', component: 'assistant-skills' });
     this.deployment = new kplus.Deployment(this, 'deployment', {
       replicas: props.replicas ?? 1,
       metadata: { labels },

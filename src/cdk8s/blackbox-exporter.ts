@@ -8,9 +8,11 @@ import { ApiObject, Chart, JsonPatch, Lazy } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { stringify } from 'yaml';
-import { DEFAULT_CONFIG_FILE, EXPORTER_PORT, HEALTH_PATH } from '@probekit/exporter';
-import { DEFAULTS, readEnvSecret, type Environment, type Resources, type SpecModule } from '../model';
-import { CLUSTER_EXISTING_SECRETS_DIR, CLUSTER_SECRETS_DIR, renderExporterConfig, type SecretHeaderFile } from '../render/exporter-config';
+import { DEFAULT_CONFIG_FILE, EXPORTER_PORT, exporterArgs, HEALTH_PATH } from '@probekit/exporter';
+import { DEFAULTS, requireEnvSecret, type Environment, type Resources, type SpecModule } from '../model';
+import { CLUSTER_CONFIG_DIR, CLUSTER_SECRETS_DIR, existingSecretDir, renderExporterConfig, type SecretHeaderFile } from '../render/exporter-config';
+import { exporterLabels, exporterSelectorLabels } from '../render/labels';
+import { exporterServiceAddress } from '../render/scrape-job';
 
 export interface BlackboxExporterProps {
   /** Modules of the exporter's config file; more can be added with `addModule`. @default - none */
@@ -33,7 +35,6 @@ export interface BlackboxExporterProps {
 /** Annotation on the pod template whose value changes with the config, so that a change rolls the pods. */
 export const CONFIG_CHECKSUM_ANNOTATION = 'probekit.io/config-checksum';
 
-const CONFIG_DIR = '/etc/probekit';
 /** An unprivileged uid and gid; the image's own user is not relied on, so runAsNonRoot can be verified. */
 const RUN_AS = 65534;
 
@@ -56,7 +57,7 @@ export class BlackboxExporter extends Construct {
     this.serviceName = serviceName;
     this.modules = { ...props.modules };
     this.env = props.env ?? {};
-    const labels = { 'app.kubernetes.io/name': 'blackbox-exporter', 'app.kubernetes.io/part-of': 'probekit', 'app.kubernetes.io/instance': serviceName };
+    const labels = exporterLabels(serviceName);
 
     this.configMap = new kplus.ConfigMap(this, 'config', { metadata: { name: `${serviceName}-config`, labels } });
 
@@ -70,13 +71,13 @@ export class BlackboxExporter extends Construct {
       securityContext: { ensureNonRoot: true, user: RUN_AS, group: RUN_AS },
       automountServiceAccountToken: false,
     });
-    const selector = { 'app.kubernetes.io/name': labels['app.kubernetes.io/name'], 'app.kubernetes.io/instance': serviceName };
+    const selector = exporterSelectorLabels(serviceName);
     this.deployment.select(kplus.LabelSelector.of({ labels: selector }));
     this.container = this.deployment.addContainer({
       name: 'exporter',
       image: props.image ?? DEFAULTS.exporter.image,
       imagePullPolicy: kplus.ImagePullPolicy.IF_NOT_PRESENT,
-      args: [`--config.file=${CONFIG_DIR}/${DEFAULT_CONFIG_FILE}`, `--web.listen-address=:${EXPORTER_PORT}`],
+      args: exporterArgs({ configFile: `${CLUSTER_CONFIG_DIR}/${DEFAULT_CONFIG_FILE}` }),
       ports: [{ number: EXPORTER_PORT, name: 'http' }],
       liveness: kplus.Probe.fromHttpGet(HEALTH_PATH, { port: EXPORTER_PORT }),
       readiness: kplus.Probe.fromHttpGet(HEALTH_PATH, { port: EXPORTER_PORT }),
@@ -90,7 +91,7 @@ export class BlackboxExporter extends Construct {
         seccompProfile: { type: kplus.SeccompProfileType.RUNTIME_DEFAULT },
       },
     });
-    this.container.mount(CONFIG_DIR, kplus.Volume.fromConfigMap(this, 'config-volume', this.configMap));
+    this.container.mount(CLUSTER_CONFIG_DIR, kplus.Volume.fromConfigMap(this, 'config-volume', this.configMap));
     this.configMap.addData(DEFAULT_CONFIG_FILE, lazyString(() => this.configText()));
     this.deployment.podMetadata.addAnnotation(CONFIG_CHECKSUM_ANNOTATION, lazyString(() => createHash('sha256').update(this.configText()).digest('hex')));
     ApiObject.of(this.deployment).addJsonPatch(
@@ -110,8 +111,7 @@ export class BlackboxExporter extends Construct {
 
   /** The address the agent scrapes: the Service's cluster DNS name and port 9115. */
   get address(): string {
-    const namespace = Chart.of(this).namespace ?? 'default';
-    return `${this.service.name}.${namespace}.svc:${EXPORTER_PORT}`;
+    return exporterServiceAddress(this.service.name, Chart.of(this).namespace ?? 'default');
   }
 
   /** Adds a module to the config file (or replaces one of the same name). */
@@ -137,13 +137,10 @@ export class BlackboxExporter extends Construct {
       if (this.mountedExistingSecrets.has(name)) return;
       this.mountedExistingSecrets.add(name);
       const secret = kplus.Secret.fromSecretName(this, `existing-${name}`, name);
-      this.container.mount(`${CLUSTER_EXISTING_SECRETS_DIR}/${name}`, kplus.Volume.fromSecret(this, `existing-${name}-volume`, secret), { readOnly: true });
+      this.container.mount(existingSecretDir(name), kplus.Volume.fromSecret(this, `existing-${name}-volume`, secret), { readOnly: true });
       return;
     }
-    const value = readEnvSecret(file.ref, this.env);
-    if (value === undefined) {
-      throw new Error(`modules.${file.module}.http.headers.${file.header}.fromEnv: environment variable ${file.ref.fromEnv} is not set; export it before synth, or reference an existing Secret with existingSecret: { name, key }`);
-    }
+    const value = requireEnvSecret(file.ref, this.env, ['modules', file.module, 'http', 'headers', file.header], 'synth');
     if (!this.headerSecret) {
       this.headerSecret = new kplus.Secret(this, 'headers', { metadata: { name: `${this.serviceName}-headers` } });
       this.container.mount(CLUSTER_SECRETS_DIR, kplus.Volume.fromSecret(this, 'headers-volume', this.headerSecret), { readOnly: true });

@@ -1,11 +1,11 @@
 /**
- * The Secret that holds the search engine's URL and API token (seed 2.6). With `existingSecret` nothing
+ * The Secret that holds the search engine's URL and API token, the assistant's integration settings. With `existingSecret` nothing
  * is created: the construct only references the Secret made elsewhere.
  */
 import { ApiObject, Chart } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { DEFAULTS, readEnvSecret, type Environment, type SecretRef } from '../model';
+import { DEFAULTS, requireEnvSecret, type Environment, type SecretRef } from '../model';
 import { SEARCH_ENGINE_SECRET_KEYS, renderSearchEngineSecret } from '../render/search-engine-secret';
 
 export interface SearchEngineSecretProps {
@@ -32,10 +32,7 @@ export class SearchEngineSecret extends Construct {
       this.apiTokenKey = props.apiToken.existingSecret.key;
       return;
     }
-    const apiToken = readEnvSecret(props.apiToken, props.env ?? {});
-    if (apiToken === undefined) {
-      throw new Error(`searchEngine.apiToken.fromEnv: environment variable ${props.apiToken.fromEnv} is not set; export it before synth, or reference an existing Secret with existingSecret: { name, key }`);
-    }
+    const apiToken = requireEnvSecret(props.apiToken, props.env ?? {}, ['searchEngine', 'apiToken'], 'synth');
     const name = props.name ?? DEFAULTS.searchEngine.secretName;
     const manifest = renderSearchEngineSecret({ name, namespace: Chart.of(this).namespace ?? 'default', url: props.url, apiToken });
     new ApiObject(this, 'resource', manifest as unknown as ConstructorParameters<typeof ApiObject>[2]);

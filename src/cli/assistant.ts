@@ -1,7 +1,9 @@
 /**
- * `probekit assistant`: the skills (seed 1.7, 1.8) served over MCP, or run once from the command line.
+ * `probekit assistant`: the assistant's skills (reading the search engine's logs) served over MCP, or run once
+ * from the command line.
  */
 import type { Server } from 'node:http';
+import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { version } from '../../package.json';
 import { createSearchClient } from '../search/connection';
@@ -10,7 +12,7 @@ import { ECS_LOG_FIELDS, type LogFields } from '../search/log-fields';
 import { createSkillsMcpServer, listeningPort, serveSkillsOverHttp } from '../search/mcp';
 import { checkSkills, createSkillContext, loadCustomSkills, runSkill, type Skill } from '../search/skill';
 import { BUILT_IN_SKILLS } from '../search/skills';
-import { parseFlags, readSecret, TLS_FLAGS, tlsFrom, UsageError, type CliIo, type Command } from './command';
+import { checkedUrlArgument, commandGroup, fromEnvironment, parseFlags, readSecret, TLS_FLAGS, tlsFrom, UsageError, type CliIo } from './command';
 
 const CONNECTION_USAGE = `[--url URL] [--api-token-env VAR | --api-token-file FILE] [--insecure] [--ca-file FILE] [--skills MODULE] [--fields JSON]`;
 const USAGE = {
@@ -30,8 +32,8 @@ const CONNECTION_FLAGS = {
 
 type ConnectionValues = { [K in keyof typeof CONNECTION_FLAGS]?: (typeof CONNECTION_FLAGS)[K]['type'] extends 'boolean' ? boolean : string };
 
-async function skillsFrom(modulePath: string | undefined): Promise<Skill[]> {
-  const skills = [...BUILT_IN_SKILLS, ...(modulePath === undefined ? [] : await loadCustomSkills(modulePath))];
+async function skillsFrom(modulePath: string | undefined, io: CliIo): Promise<Skill[]> {
+  const skills = [...BUILT_IN_SKILLS, ...(modulePath === undefined ? [] : await loadCustomSkills(resolve(io.cwd, modulePath)))];
   checkSkills(skills);
   return skills;
 }
@@ -56,10 +58,12 @@ function fieldsFrom(json: string | undefined): Partial<LogFields> {
 /** The skills with their context; URL and token come from flags, or from the environment the cluster form sets. */
 async function prepare(values: ConnectionValues, io: CliIo) {
   // What can be checked without the engine is checked first, so that a typo is not reported as a connection problem.
-  const skills = await skillsFrom(values.skills);
+  const skills = await skillsFrom(values.skills, io);
   const fields = fieldsFrom(values.fields);
-  const url = values.url ?? io.env[SEARCH_ENGINE_ENV.url];
-  if (url === undefined || url === '') throw new UsageError(`--url is required (or set ${SEARCH_ENGINE_ENV.url}): the search engine's URL`);
+  const fromEnv = values.url === undefined;
+  const given = values.url ?? io.env[SEARCH_ENGINE_ENV.url];
+  if (given === undefined || given === '') throw new UsageError(`--url is required (or set ${SEARCH_ENGINE_ENV.url}): the search engine's URL`);
+  const url = checkedUrlArgument(given, fromEnv ? SEARCH_ENGINE_ENV.url : '--url');
   const tokenEnv = values['api-token-env'] ?? (values['api-token-file'] === undefined ? SEARCH_ENGINE_ENV.apiToken : undefined);
   const apiToken = readSecret(io, 'API token', 'api-token-env', tokenEnv, 'api-token-file', values['api-token-file']);
   const client = createSearchClient({ url, tls: tlsFrom(values, io) }, { apiToken });
@@ -106,12 +110,8 @@ async function serve(args: readonly string[], io: CliIo): Promise<number> {
       return 0;
     }
     const port = Number(values.http);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--http: "${values.http}" is not a port number (0-65535)`);
-    let bearerToken: string | undefined;
-    if (values['http-token-env'] !== undefined) {
-      bearerToken = io.env[values['http-token-env']];
-      if (!bearerToken) throw new UsageError(`--http-token-env: environment variable ${values['http-token-env']} is not set or empty`);
-    }
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--http ${values.http}: not a port number; give 0 to 65535 (0 picks a free one)`);
+    const bearerToken = values['http-token-env'] === undefined ? undefined : fromEnvironment(io, 'http-token-env', values['http-token-env'], 'bearer token MCP clients must send');
     const http: Server = await serveSkillsOverHttp(newServer, { port, host: values.host ?? '127.0.0.1', ...(bearerToken ? { bearerToken } : {}) });
     io.stderr(`probekit assistant: MCP over Streamable HTTP on http://${values.host ?? '127.0.0.1'}:${listeningPort(http)}/mcp\n`);
     await (io.stopped ?? new Promise<void>((resolve) => ['SIGTERM', 'SIGINT'].forEach((signal) => process.once(signal, () => resolve()))));
@@ -125,21 +125,12 @@ async function serve(args: readonly string[], io: CliIo): Promise<number> {
 
 async function list(args: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(args, { skills: { type: 'string' } }, USAGE.list);
-  for (const skill of await skillsFrom(values.skills)) io.stdout(`${skill.name}\t${skill.description}\n`);
+  for (const skill of await skillsFrom(values.skills, io)) io.stdout(`${skill.name}\t${skill.description}\n`);
   return 0;
 }
 
-const SUBCOMMANDS: Record<keyof typeof USAGE, (args: readonly string[], io: CliIo) => Promise<number>> = { serve, run, list };
-
-export const assistantCommand: Command = {
-  summary: "serve the assistant's search-engine skills over MCP, or run one",
-  async run(args, io) {
-    const [name, ...rest] = args;
-    const sub = SUBCOMMANDS[name as keyof typeof USAGE] as ((args: readonly string[], io: CliIo) => Promise<number>) | undefined;
-    if (sub === undefined || rest.includes('--help')) {
-      io.stderr(`usage:\n${Object.values(USAGE).map((line) => `  ${line}`).join('\n')}\n`);
-      return sub === undefined && name !== '--help' ? 2 : 0;
-    }
-    return sub(rest, io);
-  },
-};
+export const assistantCommand = commandGroup('assistant', "serve the assistant's search-engine skills over MCP, or run one", {
+  serve: { usage: USAGE.serve, run: serve },
+  run: { usage: USAGE.run, run },
+  list: { usage: USAGE.list, run: list },
+});

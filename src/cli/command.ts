@@ -1,27 +1,76 @@
 /**
- * What every `probekit` subcommand is: a name, a one-line summary, and a function from arguments to an exit code.
- * The edges (environment, files, output streams) come in through CliIo so that tests run commands in-process.
+ * What every `probekit` command is: a name, a one-line summary, usage text, and a function from arguments to an
+ * exit code (0 ok, 1 failure, 2 a mistake in the command line). The edges (environment, files, the caller's
+ * directory, output streams) come in through CliIo so that tests run commands in-process.
  */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { SearchEngineTls } from '../search/connection';
+import { closestName } from '../model';
+import { urlProblem, type SearchEngineTls } from '../search/connection';
 
 export interface CliIo {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly readFile: (path: string) => string;
+  /** The caller's directory: relative paths given on the command line are read from here. */
+  readonly cwd: string;
   /** Resolves when the command should stop serving (a signal, or the test's end); long-running commands await it. */
   readonly stopped?: Promise<void>;
 }
 
 export interface Command {
   readonly summary: string;
+  /** Help text: usage lines, printed for --help and -h. */
+  readonly usage: string;
   readonly run: (args: readonly string[], io: CliIo) => Promise<number>;
 }
 
 /** A mistake in how the command was called: printed as one line, exit code 2. */
 export class UsageError extends Error {}
+
+/** `--help` or `-h` among a command's flags: the dispatcher prints `usage` on stdout and exits 0. */
+export class HelpRequest extends Error {
+  constructor(readonly usage: string) {
+    super('help requested');
+  }
+}
+
+const HELP = ['--help', '-h'];
+
+export interface Subcommand {
+  /** One usage line, starting with the whole command (`probekit host render`). */
+  readonly usage: string;
+  readonly run: (args: readonly string[], io: CliIo) => Promise<number>;
+}
+
+/**
+ * A command made of subcommands (`probekit search-engine create-key ...`): without a subcommand it prints its
+ * usage and exits 2; `--help` and `-h` print it on stdout; an unknown one names the likely one.
+ */
+export function commandGroup(name: string, summary: string, subcommands: Readonly<Record<string, Subcommand>>): Command {
+  const usage = `usage:\n${Object.values(subcommands).map((subcommand) => `  ${subcommand.usage}`).join('\n')}\n`;
+  return {
+    summary,
+    usage,
+    async run(args, io) {
+      const [sub, ...rest] = args;
+      if (sub === undefined) {
+        io.stderr(usage);
+        return 2;
+      }
+      if (HELP.includes(sub)) throw new HelpRequest(usage);
+      const subcommand = subcommands[sub];
+      if (subcommand === undefined) {
+        const names = Object.keys(subcommands);
+        const suggestion = closestName(sub, names);
+        throw new UsageError(`unknown ${name} command "${sub}"; ${suggestion ? `did you mean "${suggestion}"? ` : ''}the commands are ${names.join(', ')} (probekit ${name} --help)`);
+      }
+      return subcommand.run(rest, io);
+    },
+  };
+}
 
 export function processIo(): CliIo {
   return {
@@ -29,7 +78,15 @@ export function processIo(): CliIo {
     stderr: (text) => process.stderr.write(text),
     env: process.env,
     readFile: (path) => readFileSync(path, 'utf8'),
+    cwd: process.cwd(),
   };
+}
+
+/** The value of the environment variable a flag names; a UsageError when it is not set or empty. */
+export function fromEnvironment(io: CliIo, flag: string, name: string, what: string): string {
+  const value = io.env[name];
+  if (value === undefined || value === '') throw new UsageError(`--${flag}: environment variable ${name} is not set or empty; export it with the ${what}`);
+  return value;
 }
 
 /**
@@ -40,31 +97,70 @@ export function readSecret(io: CliIo, what: string, envFlag: string, envName: st
   if ((envName === undefined) === (file === undefined)) {
     throw new UsageError(`${what}: give exactly one of --${envFlag} VAR or --${fileFlag} FILE`);
   }
-  let value: string | undefined;
-  if (envName !== undefined) {
-    value = io.env[envName];
-    if (value === undefined || value === '') throw new UsageError(`--${envFlag}: environment variable ${envName} is not set or empty; export it with the ${what}`);
-  } else {
-    try {
-      value = io.readFile(file!).replace(/\r?\n$/, '');
-    } catch (error) {
-      throw new UsageError(`--${fileFlag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'}); give a file holding the ${what}`);
-    }
-    if (value === '') throw new UsageError(`--${fileFlag}: ${file} is empty; write the ${what} into it`);
+  if (envName !== undefined) return fromEnvironment(io, envFlag, envName, what);
+  let value: string;
+  try {
+    value = io.readFile(resolve(io.cwd, file!)).replace(/\r?\n$/, '');
+  } catch (error) {
+    throw new UsageError(`--${fileFlag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'}); give a file holding the ${what}`);
   }
+  if (value === '') throw new UsageError(`--${fileFlag}: ${file} is empty; write the ${what} into it`);
   return value;
 }
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
-/** Strict flag parsing: an unknown or malformed flag is a UsageError naming it and the usage line. */
-export function parseFlags<T extends OptionSpec>(args: readonly string[], options: T, usage: string, allowPositionals = false): ReturnType<typeof parseArgs<{ args: string[]; options: T; strict: true; allowPositionals: boolean }>> {
-  try {
-    return parseArgs({ args: [...args], options, strict: true, allowPositionals });
-  } catch (error) {
-    const message = (error as Error).message.split('. ')[0]!.replace(/'/g, '');
-    throw new UsageError(`${message}; usage: ${usage}`);
+/** The command a usage line is about: its words up to the first argument (`probekit search-engine check`). */
+function commandOf(usage: string): string {
+  const words = usage.split(' ');
+  const end = words.findIndex((word) => !/^[a-z][a-z-]*$/.test(word));
+  return words.slice(0, end < 0 ? undefined : end).join(' ');
+}
+
+/** The flag meant by a mistyped one: the closest name, or the flags it begins (`--password` → `--password-env`). */
+function meantFlags(given: string, flags: readonly string[]): string[] {
+  const closest = closestName(given, flags);
+  if (closest !== undefined) return [closest];
+  return given.length >= 2 ? flags.filter((flag) => flag.startsWith(given)) : [];
+}
+
+/** Node's parse error, in our words: the flag as given, what is wrong, and where the flags are listed. */
+function flagMistake(error: Error & { code?: string }, options: OptionSpec, usage: string): string {
+  const help = `see ${commandOf(usage)} --help`;
+  const quoted = /'([^']+)'/.exec(error.message)?.[1] ?? '';
+  const flag = quoted.split(' ')[0]!;
+  switch (error.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+      const meant = meantFlags(flag.replace(/^-+/, ''), Object.keys(options)).map((name) => `--${name}`);
+      return `${flag}: unknown flag; ${meant.length > 0 ? `did you mean ${meant.join(' or ')}?` : help}`;
+    }
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (/does not take an argument/.test(error.message)) return `${flag}: takes no value; write ${flag} alone`;
+      if (/ambiguous/.test(error.message)) return `${flag}: needs a value, and the next argument starts with -; write ${flag}=VALUE if the value does`;
+      return `${flag}: needs a value (${flag} VALUE)`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument "${quoted}"; ${help}`;
+    default:
+      return `${error.message.split('. ')[0]}; ${help}`;
   }
+}
+
+/**
+ * Strict flag parsing: `--help` and `-h` raise a HelpRequest for `usage`; an unknown or malformed flag is a
+ * UsageError naming it and, for a typo, the flag meant.
+ */
+export function parseFlags<T extends OptionSpec>(args: readonly string[], options: T, usage: string, allowPositionals = false): ReturnType<typeof parseArgs<{ args: string[]; options: T; strict: true; allowPositionals: boolean }>> {
+  const withHelp = { ...options, help: { type: 'boolean', short: 'h' } } as const;
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...args], options: withHelp, strict: true, allowPositionals });
+  } catch (error) {
+    // Help wins over a mistake elsewhere on the line: who asks for help is still learning the flags.
+    if (args.some((arg) => HELP.includes(arg))) throw new HelpRequest(`usage: ${usage}\n`);
+    throw new UsageError(flagMistake(error as Error, options, usage));
+  }
+  if ((parsed.values as { help?: boolean }).help) throw new HelpRequest(`usage: ${usage}\n`);
+  return parsed as unknown as ReturnType<typeof parseArgs<{ args: string[]; options: T; strict: true; allowPositionals: boolean }>>;
 }
 
 export function required(value: string | undefined, flag: string, hint: string): string {
@@ -72,13 +168,24 @@ export function required(value: string | undefined, flag: string, hint: string):
   return value;
 }
 
+/**
+ * A search engine's URL as the user gave it, with `named` the flag or variable that gave it (`--url`,
+ * `PROBEKIT_SEARCH_ENGINE_URL`). A wrong one is a UsageError that echoes it, unless it holds credentials.
+ */
+export function checkedUrlArgument(url: string, named: string): string {
+  const problem = urlProblem(url);
+  if (problem === undefined) return url;
+  const given = url.includes('@') ? named : named.startsWith('-') ? `${named} ${url}` : `${named}=${url}`;
+  throw new UsageError(`${given}: ${problem}`);
+}
+
 export const TLS_FLAGS = { insecure: { type: 'boolean' }, 'ca-file': { type: 'string' } } as const;
 
-/** The TLS choice of --insecure / --ca-file; skipping verification is allowed, as the seed's example does, but said aloud. */
+/** The TLS choice of --insecure / --ca-file; skipping verification is allowed, as the documented example does, but said aloud. */
 export function tlsFrom(values: { insecure?: boolean; 'ca-file'?: string }, io: CliIo): SearchEngineTls {
   if (values.insecure && values['ca-file'] !== undefined) throw new UsageError('--insecure and --ca-file exclude each other: verify with the CA, or skip verification');
   if (values.insecure) {
     io.stderr("warning: --insecure: the search engine's TLS certificate is not verified; whoever sits on the path can read what is sent\n");
   }
-  return { insecure: values.insecure ?? false, ...(values['ca-file'] === undefined ? {} : { caFile: values['ca-file'] }) };
+  return { insecure: values.insecure ?? false, ...(values['ca-file'] === undefined ? {} : { caFile: resolve(io.cwd, values['ca-file']) }) };
 }

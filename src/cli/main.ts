@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 /**
- * `probekit`: one dispatcher for every subcommand. To add one, write `src/cli/<name>.ts` exporting a Command and
- * add it to COMMANDS.
+ * `probekit`: one dispatcher for every command. To add one, write `src/cli/<name>.ts` exporting a Command (usually
+ * a commandGroup of subcommands) and add it to COMMANDS.
  */
+import { version } from '../../package.json';
+import { closestName, ProblemsError } from '../model';
 import { SearchEngineError } from '../search/connection';
 import { SkillInputError } from '../search/skill';
 import { assistantCommand } from './assistant';
 import { hostCommand } from './host';
-import { processIo, UsageError, type CliIo, type Command } from './command';
+import { HelpRequest, processIo, UsageError, type CliIo, type Command } from './command';
 import { searchEngineCommand } from './search-engine';
 
 export const COMMANDS: Readonly<Record<string, Command>> = {
@@ -18,34 +20,61 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
 
 function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
-  return `usage: probekit <command> [options]\n\ncommands:\n${Object.entries(COMMANDS)
-    .map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`)
-    .join('\n')}\n`;
+  return `usage: probekit <command> [options]
+       probekit <command> --help
+       probekit --version
+
+commands:
+${Object.entries(COMMANDS)
+  .map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`)
+  .join('\n')}
+
+exit codes: 0 done; 1 failed (a spec, a search engine or a file refused); 2 a mistake in the command line
+`;
 }
 
-/** Runs one command line; returns the exit code. Expected failures print one line: 2 for usage, 1 otherwise. */
+/** Each line of the error's message (one a problem) as `error: <line>`; returns the exit code. */
+function printError(io: CliIo, error: Error, code: number): number {
+  for (const line of error.message.split('\n')) io.stderr(`error: ${line}\n`);
+  return code;
+}
+
+/** The command named `name`, or a UsageError naming the likely one. */
+function commandNamed(name: string): Command {
+  const command = COMMANDS[name];
+  if (command !== undefined) return command;
+  const suggestion = closestName(name, Object.keys(COMMANDS));
+  throw new UsageError(`unknown command "${name}"; ${suggestion ? `did you mean "${suggestion}"? ` : ''}the commands are ${Object.keys(COMMANDS).join(', ')} (probekit --help)`);
+}
+
+/**
+ * Runs one command line; returns the exit code: 0 done, 1 failed, 2 a mistake in the command line. Help asked
+ * for goes to stdout with 0; help given because the command line says too little goes to stderr with 2.
+ */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === 'help') {
-    io.stderr(usage());
-    return name === undefined ? 2 : 0;
-  }
-  const command = COMMANDS[name];
-  if (command === undefined) {
-    io.stderr(`error: unknown command "${name}"\n${usage()}`);
-    return 2;
-  }
   try {
-    return await command.run(rest, io);
-  } catch (error) {
-    if (error instanceof UsageError || error instanceof SkillInputError) {
-      io.stderr(`error: ${error.message}\n`);
+    if (name === undefined) {
+      io.stderr(usage());
       return 2;
     }
-    if (error instanceof SearchEngineError) {
-      io.stderr(`error: ${error.message}\n`);
-      return 1;
+    if (name === '--help' || name === '-h' || (name === 'help' && rest.length === 0)) {
+      io.stdout(usage());
+      return 0;
     }
+    if (name === '--version') {
+      io.stdout(`probekit ${version}\n`);
+      return 0;
+    }
+    if (name === 'help') throw new HelpRequest(commandNamed(rest[0]!).usage);
+    return await commandNamed(name).run(rest, io);
+  } catch (error) {
+    if (error instanceof HelpRequest) {
+      io.stdout(error.usage);
+      return 0;
+    }
+    if (error instanceof UsageError || error instanceof SkillInputError) return printError(io, error, 2);
+    if (error instanceof SearchEngineError || error instanceof ProblemsError) return printError(io, error, 1);
     throw error;
   }
 }

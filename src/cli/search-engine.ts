@@ -1,12 +1,12 @@
 /**
- * `probekit search-engine create-key` and `probekit search-engine check`: the API key (seed 4.2) and the
- * integration settings (seed 2.6, 4.4) from the command line.
+ * `probekit search-engine create-key` and `probekit search-engine check`: the assistant's API key, and a check of
+ * the integration settings (the engine's URL and that key) before they are entered in the assistant.
  */
 import { stringify } from 'yaml';
 import { renderSearchEngineSecret } from '../render/search-engine-secret';
 import { createApiKey, DEFAULT_ROLE_PRESET, ROLE_PRESET_NAMES, type RolePreset } from '../search/api-key';
 import { checkIntegration } from '../search/check';
-import { parseFlags, readSecret, required, TLS_FLAGS, tlsFrom, UsageError, type CliIo, type Command } from './command';
+import { checkedUrlArgument, commandGroup, parseFlags, readSecret, required, TLS_FLAGS, tlsFrom, UsageError, type CliIo } from './command';
 
 const CREATE_KEY_USAGE =
   'probekit search-engine create-key --url URL --username USER (--password-env VAR | --password-file FILE) --name NAME ' +
@@ -31,13 +31,13 @@ async function createKey(args: readonly string[], io: CliIo): Promise<number> {
     },
     CREATE_KEY_USAGE,
   );
-  const url = required(values.url, 'url', "the search engine's URL, e.g. https://elasticsearch.example:9200");
+  const url = checkedUrlArgument(required(values.url, 'url', "the search engine's URL, e.g. https://elasticsearch.example:9200"), '--url');
   const username = required(values.username, 'username', 'a search-engine user allowed to create API keys');
   const name = required(values.name, 'name', 'the name of the key, e.g. probekit-assistant');
   const role = (values.role ?? DEFAULT_ROLE_PRESET) as RolePreset;
-  if (!ROLE_PRESET_NAMES.includes(role)) throw new UsageError(`--role: "${values.role}" is not a preset; use ${ROLE_PRESET_NAMES.join(' or ')}`);
+  if (!ROLE_PRESET_NAMES.includes(role)) throw new UsageError(`--role ${values.role}: not a preset; use ${ROLE_PRESET_NAMES.join(' or ')}`);
   const output = values.output ?? 'encoded';
-  if (!(OUTPUTS as readonly string[]).includes(output)) throw new UsageError(`--output: "${output}" is not one of ${OUTPUTS.join(', ')}`);
+  if (!(OUTPUTS as readonly string[]).includes(output)) throw new UsageError(`--output ${output}: not a form of output; use ${OUTPUTS.join(', ')}`);
   if (output === 'secret' && values.namespace === undefined) throw new UsageError('--output secret needs --namespace NS: the namespace the Secret goes to');
   if (output !== 'secret' && values.namespace !== undefined) throw new UsageError('--namespace only applies to --output secret');
   const password = readSecret(io, 'password', 'password-env', values['password-env'], 'password-file', values['password-file']);
@@ -56,7 +56,7 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
     { url: { type: 'string' }, 'api-token-env': { type: 'string' }, 'api-token-file': { type: 'string' }, ...TLS_FLAGS },
     CHECK_USAGE,
   );
-  const url = required(values.url, 'url', "the search engine's URL, e.g. https://elasticsearch.example:9200");
+  const url = checkedUrlArgument(required(values.url, 'url', "the search engine's URL, e.g. https://elasticsearch.example:9200"), '--url');
   const apiToken = readSecret(io, 'API token', 'api-token-env', values['api-token-env'], 'api-token-file', values['api-token-file']);
   const report = await checkIntegration({ url, tls: tlsFrom(values, io) }, apiToken);
   for (const item of report.items) {
@@ -66,20 +66,7 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
   return report.ok ? 0 : 1;
 }
 
-const SUBCOMMANDS: Record<string, { usage: string; run: (args: readonly string[], io: CliIo) => Promise<number> }> = {
+export const searchEngineCommand = commandGroup('search-engine', 'create the API key for the assistant, and check the integration settings', {
   'create-key': { usage: CREATE_KEY_USAGE, run: createKey },
   check: { usage: CHECK_USAGE, run: check },
-};
-
-export const searchEngineCommand: Command = {
-  summary: 'create the API key for the assistant, and check the integration settings',
-  async run(args, io) {
-    const [name, ...rest] = args;
-    const sub = name === undefined ? undefined : SUBCOMMANDS[name];
-    if (sub === undefined || rest.includes('--help')) {
-      io.stderr(`usage:\n${Object.values(SUBCOMMANDS).map((s) => `  ${s.usage}`).join('\n')}\n`);
-      return sub === undefined && name !== '--help' ? 2 : 0;
-    }
-    return sub.run(rest, io);
-  },
-};
+});

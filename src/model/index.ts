@@ -3,5 +3,7 @@ export * from './secret-ref';
 export * from './presets';
 export * from './example';
 export * from './load';
-export { describeIssues, formatPath, type FieldPath } from './issues';
-export { SpecError, parseSpec, checkTarget, secretHeaders, withoutSecretHeaders, type ParseOptions } from './validate';
+export * from './problems';
+export { SpecError, parseSpec, checkTarget, secretHeaders, withoutSecretHeaders, EMPTY_SPEC_FIX, type ParseOptions } from './validate';
+// Problems as the exporter's contract defines them: SpecError carries them, and other inputs report through them.
+export { formatPath, formatProblem, ProblemsError, schemaProblems, closestName, type FieldPath, type Problem } from '@probekit/exporter';

@@ -1,7 +1,8 @@
 /**
- * The three modules documented in seed 2.3, with exactly the seed's fields and values. They differ from
- * the exporter's own defaults on purpose (ip4 without fallback, TLS verification skipped): these are the
- * documented modules, and users who want upstream's defaults write their own module.
+ * The three documented modules (http_2xx, http_2xx_with_header, http_post_2xx), with exactly the documented
+ * fields and values. They differ from the exporter's own defaults on purpose (ip4 without fallback, TLS
+ * verification skipped): these are the documented modules, and users who want upstream's defaults write
+ * their own module.
  */
 import type { SecretRef } from './secret-ref';
 import type { SpecModule } from './spec';

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { EXPORTER_IMAGE, type ModuleInput } from '@probekit/exporter';
 import { secretRefSchema, type SecretRef } from './secret-ref';
-import { PRESET_NAMES } from './presets';
+import type { PresetName } from './presets';
 
 export const DEFAULTS = {
   namespace: 'monitoring',
@@ -21,6 +21,7 @@ export const DEFAULTS = {
   job: {
     name: 'blackbox-exporter',
     scrapeInterval: '30s',
+    /** At most this; a job whose interval is shorter gets its interval as timeout (Prometheus refuses a longer one). */
     scrapeTimeout: '30s',
   },
   agent: {
@@ -46,15 +47,18 @@ const exporterSchema = z.strictObject({
     .optional(),
 });
 
-const presetSchema = z.discriminatedUnion('preset', [
-  z.strictObject({ preset: z.literal('http_2xx') }),
-  z.strictObject({
+/** Each preset with its parameters; a module that names a preset is checked against its schema alone. */
+export const presetSchemas = {
+  http_2xx: z.strictObject({ preset: z.literal('http_2xx') }),
+  http_2xx_with_header: z.strictObject({
     preset: z.literal('http_2xx_with_header'),
     accessToken: secretRefSchema,
     acceptLanguage: z.string().optional(),
   }),
-  z.strictObject({ preset: z.literal('http_post_2xx'), body: z.string() }),
-]);
+  http_post_2xx: z.strictObject({ preset: z.literal('http_post_2xx'), body: z.string() }),
+} satisfies Record<PresetName, z.ZodObject>;
+
+const presetSchema = z.discriminatedUnion('preset', [presetSchemas.http_2xx, presetSchemas.http_2xx_with_header, presetSchemas.http_post_2xx]);
 export type PresetModule = z.infer<typeof presetSchema>;
 
 /**
@@ -65,20 +69,23 @@ export type SpecModule = Omit<ModuleInput, 'http'> & {
   http?: Omit<NonNullable<ModuleInput['http']>, 'headers'> & { headers?: Record<string, string | SecretRef> };
 };
 
-const moduleEntrySchema = z.union([
-  z.looseObject({ preset: z.enum(PRESET_NAMES) }).pipe(presetSchema),
-  // The module's own fields are checked against the exporter's schema, with secret headers set aside.
-  z.record(z.string(), z.unknown()).refine((module) => !('preset' in module), {
-    path: ['preset'],
-    message: `must be one of ${PRESET_NAMES.join(', ')}, or leave preset out and write the module's own fields`,
-  }),
-]);
+/**
+ * A module entry as the spec's type sees it. validate.ts checks each entry on its own: a preset against its
+ * parameters, anything else against the exporter's module schema, with secret headers set aside.
+ */
+const moduleEntrySchema = z.union([presetSchema, z.record(z.string(), z.unknown())]);
 
-const labelName = z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a Prometheus label name').refine((name) => !name.startsWith('__'), {
-  message: 'names starting with __ are reserved for Prometheus',
-});
+/** The names modules may have: any text but the empty one (a job names its module by it). */
+export const moduleNameSchema = z.string().min(1);
 
-const jobSchema = z.strictObject({
+const labelName = z
+  .string()
+  .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a Prometheus label name: letters, digits and _, not starting with a digit')
+  .refine((name) => !name.startsWith('__'), {
+    message: 'must not start with __, which Prometheus reserves for itself',
+  });
+
+export const jobSchema = z.strictObject({
   name: z.string().min(1).optional(),
   module: z.string().min(1),
   targets: z.array(z.string()),
@@ -105,7 +112,7 @@ export const specSchema = z.strictObject({
     .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a DNS-1123 label: lower case letters, digits and -')
     .optional(),
   exporter: exporterSchema.optional(),
-  modules: z.record(z.string().min(1), moduleEntrySchema).optional(),
+  modules: z.record(moduleNameSchema, moduleEntrySchema).optional(),
   jobs: z.array(jobSchema),
   agent: agentSchema.optional(),
   searchEngine: searchEngineSchema.optional(),

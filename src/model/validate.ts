@@ -1,17 +1,33 @@
 /**
  * From what a user wrote to a validated Spec: schema checks, presets expanded, defaults filled, and the
- * rules that span fields. Every problem is one line naming the field and the fix; all of them are
- * reported at once so that one synth shows everything to mend.
+ * rules that span fields. Every problem names the field and the fix; all of them are reported at once, in
+ * one pass, so that one synth shows everything to mend: each part of the spec is checked on its own, and
+ * the checks across parts go on with the parts that passed.
  */
-import { DURATION_HINT, moduleSchema, parseDuration, targetProblem, validateModule, type ModuleInput, type ProberName } from '@probekit/exporter';
-import { describeIssues, formatPath, type FieldPath } from './issues';
-import { http2xx, http2xxWithHeader, httpPost2xx } from './presets';
-import { isSecretRef, readEnvSecret, type Environment, type SecretRef } from './secret-ref';
-import { DEFAULTS, specSchema, type Job, type PresetModule, type Spec, type SpecInput, type SpecModule } from './spec';
+import { z } from 'zod';
+import {
+  closestName,
+  DURATION_HINT,
+  moduleSchema,
+  parseDuration,
+  ProblemsError,
+  schemaProblems,
+  targetProblem,
+  validateModule,
+  type FieldPath,
+  type ModuleInput,
+  type Problem,
+  type ProberName,
+} from '@probekit/exporter';
+import { http2xx, http2xxWithHeader, httpPost2xx, PRESET_NAMES, type PresetName } from './presets';
+import { kindOfValue, valueFreeSchemaProblems, withRequiredHints } from './problems';
+import { isSecretRef, readEnvSecret, secretRefSchema, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
+import { DEFAULTS, jobSchema, moduleNameSchema, presetSchemas, specSchema, type Job, type PresetModule, type Spec, type SpecInput, type SpecModule } from './spec';
 
-export class SpecError extends Error {
-  constructor(readonly problems: readonly string[], readonly source?: string) {
-    super(problems.map((problem) => (source ? `${source}: ${problem}` : problem)).join('\n'));
+/** A spec that cannot be used: every problem found, each printed with the spec's source before it. */
+export class SpecError extends ProblemsError {
+  constructor(problems: readonly Problem[], source?: string) {
+    super(problems, source);
     this.name = 'SpecError';
   }
 }
@@ -26,62 +42,155 @@ export interface ParseOptions {
   readonly env?: Environment;
 }
 
+/** What to write for an empty spec: the least that synthesizes. */
+export const EMPTY_SPEC_FIX =
+  'write at least jobs: with one job and the module it names, for example modules: { http_2xx: { preset: http_2xx } } and jobs: [{ module: http_2xx, targets: [https://example.com] }]';
+
+/** What a required field of the spec holds, said when it is missing. */
+const REQUIRED: Readonly<Record<string, string>> = {
+  jobs: 'list at least one job with a module and its targets',
+  module: 'name the module of modules that probes this job\'s targets',
+  targets: 'list the endpoints to probe',
+  url: "the search engine's URL, for example https://search.example.com:9200",
+  apiToken: 'the API token, as { fromEnv: VAR } or { existingSecret: { name, key } }',
+  accessToken: 'the token sent as "Authentication: Bearer <token>", as { fromEnv: VAR } or { existingSecret: { name, key } }',
+  body: 'the JSON document the probe posts, as text (in YAML, quote it: body: \'{"check":"synthetic"}\')',
+  name: 'the name of the Secret',
+  key: 'the key of the Secret that holds the value',
+};
+
+/** Schema problems in the spec's words: a missing field says what it holds. */
+function specSchemaProblems(schema: z.ZodType, issues: readonly z.core.$ZodIssue[], path: FieldPath): Problem[] {
+  return withRequiredHints(schemaProblems(schema, issues, path), REQUIRED);
+}
+
+/** One part of the spec checked against its schema; its problems go to `problems`, undefined when there are any. */
+function parsePart<T>(schema: z.ZodType<T>, value: unknown, path: FieldPath, problems: Problem[]): T | undefined {
+  const result = schema.safeParse(value, { reportInput: true });
+  if (result.success) return result.data;
+  problems.push(...specSchemaProblems(schema, result.error.issues, path));
+  return undefined;
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'nothing (null)';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'string' ? `the text ${JSON.stringify(value)}` : `${typeof value} ${String(value)}`;
+}
+
+/**
+ * An object of the spec field by field: each field that fits its schema is kept, each that does not is
+ * reported, and so are unknown fields; `except` names fields checked elsewhere. Undefined when the value is
+ * not a mapping at all.
+ */
+function parseFields<T extends object>(schema: z.ZodObject, value: unknown, path: FieldPath, problems: Problem[], except: readonly string[] = []): Partial<T> | undefined {
+  const fields = Object.keys(schema.shape);
+  if (!isMapping(value)) {
+    problems.push({ path, message: `must be a mapping of ${fields.join(', ')}, not ${kindOf(value)}` });
+    return undefined;
+  }
+  const known = z.strictObject(Object.fromEntries(fields.map((field) => [field, z.unknown().optional()]))).safeParse(value);
+  if (!known.success) problems.push(...specSchemaProblems(schema, known.error.issues, path));
+  const parsed: Record<string, unknown> = {};
+  for (const field of fields.filter((name) => !except.includes(name))) {
+    const result = parsePart(schema.shape[field] as z.ZodType, value[field], [...path, field], problems);
+    if (result !== undefined) parsed[field] = result;
+  }
+  return parsed as Partial<T>;
+}
+
+type SpecFields = z.output<typeof specSchema>;
+
 /** Validates a spec and fills its defaults; throws SpecError listing every problem. */
 export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}): Spec {
-  const parsed = specSchema.safeParse(input);
-  if (!parsed.success) throw new SpecError(describeIssues(specSchema, parsed.error.issues), options.source);
-  const raw = parsed.data;
-  const problems: string[] = [];
+  if (input === undefined || input === null) throw new SpecError([{ path: [], message: `the spec is empty; ${EMPTY_SPEC_FIX}` }], options.source);
+  if (!isMapping(input)) throw new SpecError([{ path: [], message: `the spec must be a mapping of its fields (${Object.keys(specSchema.shape).join(', ')}), not ${kindOf(input)}` }], options.source);
+  const problems: Problem[] = [];
 
-  const modules: Record<string, SpecModule> = {};
-  for (const [name, entry] of Object.entries(raw.modules ?? {})) {
-    const module = 'preset' in entry ? expandPreset(entry as PresetModule) : (entry as SpecModule);
-    problems.push(...checkModule(name, module));
-    modules[name] = module;
-  }
-
-  const jobs = raw.jobs.map(
-    (job): Job => ({
-      name: job.name ?? DEFAULTS.job.name,
-      module: job.module,
-      targets: job.targets,
-      scrapeInterval: job.scrapeInterval ?? DEFAULTS.job.scrapeInterval,
-      scrapeTimeout: job.scrapeTimeout ?? DEFAULTS.job.scrapeTimeout,
-      labels: job.labels ?? {},
-    }),
-  );
-  if (jobs.length === 0) problems.push('jobs: is empty; add at least one job with a module and its targets');
-  jobs.forEach((job, index) => problems.push(...checkJob(job, ['jobs', index], modules)));
+  // Unknown fields come first: a misspelt `job:` explains the missing `jobs` reported after it.
+  const { namespace, exporter, agent, searchEngine } = parseFields<SpecFields>(specSchema, input, [], problems, ['modules', 'jobs'])!;
+  const { modules, defined } = parseModules(input.modules, problems);
+  const jobs = parseJobs(input.jobs, problems);
+  jobs.forEach(([index, job]) => problems.push(...checkJob(job, ['jobs', index], modules, defined)));
   problems.push(...checkDuplicateJobNames(jobs));
 
-  const spec: Spec = {
-    namespace: raw.namespace ?? DEFAULTS.namespace,
+  if (options.env) problems.push(...checkEnvReferences(modules, searchEngine?.apiToken, options.env));
+  if (problems.length > 0) throw new SpecError(problems, options.source);
+
+  return {
+    namespace: namespace ?? DEFAULTS.namespace,
     exporter: {
-      image: raw.exporter?.image ?? DEFAULTS.exporter.image,
-      replicas: raw.exporter?.replicas ?? DEFAULTS.exporter.replicas,
-      serviceName: raw.exporter?.serviceName ?? DEFAULTS.exporter.serviceName,
+      image: exporter?.image ?? DEFAULTS.exporter.image,
+      replicas: exporter?.replicas ?? DEFAULTS.exporter.replicas,
+      serviceName: exporter?.serviceName ?? DEFAULTS.exporter.serviceName,
       resources: {
-        requests: { ...DEFAULTS.exporter.resources.requests, ...raw.exporter?.resources?.requests },
-        limits: { ...DEFAULTS.exporter.resources.limits, ...raw.exporter?.resources?.limits },
+        requests: { ...DEFAULTS.exporter.resources.requests, ...exporter?.resources?.requests },
+        limits: { ...DEFAULTS.exporter.resources.limits, ...exporter?.resources?.limits },
       },
     },
     modules,
-    jobs,
+    jobs: jobs.map(([, job]) => job),
     agent: {
-      chartKey: raw.agent?.chartKey ?? DEFAULTS.agent.chartKey,
-      exporterKey: raw.agent?.exporterKey ?? DEFAULTS.agent.exporterKey,
-      enableExporter: raw.agent?.enableExporter ?? DEFAULTS.agent.enableExporter,
+      chartKey: agent?.chartKey ?? DEFAULTS.agent.chartKey,
+      exporterKey: agent?.exporterKey ?? DEFAULTS.agent.exporterKey,
+      enableExporter: agent?.enableExporter ?? DEFAULTS.agent.enableExporter,
     },
-    searchEngine: raw.searchEngine && {
-      url: raw.searchEngine.url,
-      apiToken: raw.searchEngine.apiToken,
-      secretName: raw.searchEngine.secretName ?? DEFAULTS.searchEngine.secretName,
+    searchEngine: searchEngine && {
+      url: searchEngine.url,
+      apiToken: searchEngine.apiToken,
+      secretName: searchEngine.secretName ?? DEFAULTS.searchEngine.secretName,
     },
   };
+}
 
-  if (options.env) problems.push(...checkEnvReferences(spec, options.env));
-  if (problems.length > 0) throw new SpecError(problems, options.source);
-  return spec;
+/**
+ * Each module on its own. `defined` holds every name the spec defines, also of modules with problems, so
+ * that a job naming a broken module is not told the module does not exist.
+ */
+function parseModules(input: unknown, problems: Problem[]): { modules: Record<string, SpecModule>; defined: Set<string> } {
+  const modules: Record<string, SpecModule> = {};
+  const defined = new Set<string>();
+  if (input === undefined) return { modules, defined };
+  if (!isMapping(input)) {
+    problems.push({ path: ['modules'], message: `must be a mapping of module name to module, not ${kindOf(input)}` });
+    return { modules, defined };
+  }
+  for (const [name, entry] of Object.entries(input)) {
+    const path: FieldPath = ['modules', name];
+    if (parsePart(moduleNameSchema, name, path, []) === undefined) {
+      problems.push({ path, message: 'a module needs a name; write one before the colon' });
+      continue;
+    }
+    defined.add(name);
+    const module = parseModule(name, entry, path, problems);
+    if (module) modules[name] = module;
+  }
+  return { modules, defined };
+}
+
+function parseModule(name: string, entry: unknown, path: FieldPath, problems: Problem[]): SpecModule | undefined {
+  if (!isMapping(entry)) {
+    problems.push({ path, message: `must be a mapping: a preset (preset: http_2xx) or blackbox_exporter's module fields (prober, timeout, http, ...), not ${kindOf(entry)}` });
+    return undefined;
+  }
+  return 'preset' in entry ? parsePreset(entry, path, problems) : parseOwnModule(name, entry, path, problems);
+}
+
+/** A preset: its name, then its parameters, each named where it is wrong. */
+function parsePreset(entry: Record<string, unknown>, path: FieldPath, problems: Problem[]): SpecModule | undefined {
+  const preset = entry.preset;
+  if (typeof preset !== 'string' || !(PRESET_NAMES as readonly string[]).includes(preset)) {
+    const suggestion = typeof preset === 'string' ? closestName(preset, PRESET_NAMES) : undefined;
+    const fix = suggestion ? `did you mean "${suggestion}"? The presets are` : 'use one of';
+    problems.push({ path: [...path, 'preset'], message: `${kindOf(preset)} is not a preset; ${fix} ${PRESET_NAMES.join(', ')}, or leave preset out and write the module's own fields` });
+    return undefined;
+  }
+  const parameters = parsePart<PresetModule>(presetSchemas[preset as PresetName], entry, path, problems);
+  return parameters && expandPreset(parameters);
 }
 
 function expandPreset(entry: PresetModule): SpecModule {
@@ -95,9 +204,41 @@ function expandPreset(entry: PresetModule): SpecModule {
   }
 }
 
+/**
+ * A module in blackbox_exporter's format: secret header references checked as such, the rest by the
+ * exporter's own schema and cross-field rules. A module whose schema passed is kept even with rule problems,
+ * so that its jobs' targets are still checked against its prober.
+ */
+function parseOwnModule(name: string, entry: Record<string, unknown>, path: FieldPath, problems: Problem[]): SpecModule | undefined {
+  const module = entry as SpecModule;
+  problems.push(...headerProblems(module, path));
+  const result = moduleSchema.safeParse(withoutSecretHeaders(module), { reportInput: true });
+  if (!result.success) {
+    // The exporter's fields may hold secrets (basic_auth.password, bearer_token): their values are never repeated.
+    problems.push(...valueFreeSchemaProblems(moduleSchema, result.error.issues, path));
+    return undefined;
+  }
+  // The exporter's rules name their fields from the top of its config file, as modules.<name>..., which is where they sit in the spec too.
+  problems.push(...validateModule(name, result.data));
+  return module;
+}
+
+/** Header values that are neither text nor a secret reference; a header may hold a secret, so no value is repeated. */
+function headerProblems(module: SpecModule, path: FieldPath): Problem[] {
+  const headers: unknown = module.http?.headers;
+  if (!isMapping(headers)) return [];
+  return Object.entries(headers).flatMap(([header, value]): Problem[] => {
+    const at: FieldPath = [...path, 'http', 'headers', header];
+    if (typeof value === 'string') return [];
+    if (!isMapping(value)) return [{ path: at, message: `must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not ${kindOfValue(value)}` }];
+    const result = secretRefSchema.safeParse(value, { reportInput: true });
+    return result.success ? [] : specSchemaProblems(secretRefSchema, result.error.issues, at);
+  });
+}
+
 /** The module with each secret header replaced by a stand-in, as the exporter's schema sees it. */
 export function withoutSecretHeaders(module: SpecModule): ModuleInput {
-  if (!module.http?.headers) return module as ModuleInput;
+  if (!isMapping(module.http?.headers)) return module as ModuleInput;
   const headers = Object.fromEntries(
     Object.entries(module.http.headers).map(([name, value]) => [name, typeof value === 'string' ? value : '<secret>']),
   );
@@ -109,71 +250,126 @@ export function secretHeaders(module: SpecModule): Array<[header: string, ref: S
   return Object.entries(module.http?.headers ?? {}).filter((entry): entry is [string, SecretRef] => isSecretRef(entry[1]));
 }
 
-/** The exporter's own checks: its schema, then its cross-field rules (regexps, prober sections...). */
-function checkModule(name: string, module: SpecModule): string[] {
-  const result = moduleSchema.safeParse(withoutSecretHeaders(module));
-  if (!result.success) return describeIssues(moduleSchema, result.error.issues, ['modules', name]);
-  return validateModule(name, result.data).map((problem) => `${formatPath(problem.path)}: ${problem.message}`);
+/**
+ * The jobs whose module and targets are right, with their index in the spec and their defaults filled in
+ * (also for fields that are wrong, which are reported here), so that the checks across fields go on.
+ */
+function parseJobs(input: unknown, problems: Problem[]): Array<[index: number, job: Job]> {
+  if (input === undefined) {
+    problems.push({ path: ['jobs'], message: `required: ${REQUIRED.jobs}` });
+    return [];
+  }
+  if (!Array.isArray(input)) {
+    problems.push({ path: ['jobs'], message: `must be a list of jobs, not ${kindOf(input)}` });
+    return [];
+  }
+  if (input.length === 0) problems.push({ path: ['jobs'], message: 'is empty; add at least one job with a module and its targets' });
+  return input.flatMap((raw, index): Array<[number, Job]> => {
+    const job = parseFields<z.output<typeof jobSchema>>(jobSchema, raw, ['jobs', index], problems);
+    if (job?.module === undefined || job.targets === undefined) return [];
+    const scrapeInterval = job.scrapeInterval ?? DEFAULTS.job.scrapeInterval;
+    return [
+      [
+        index,
+        {
+          name: job.name ?? DEFAULTS.job.name,
+          module: job.module,
+          targets: job.targets,
+          scrapeInterval,
+          scrapeTimeout: job.scrapeTimeout ?? defaultScrapeTimeout(scrapeInterval),
+          labels: job.labels ?? {},
+        },
+      ],
+    ];
+  });
 }
 
-function checkJob(job: Job, path: FieldPath, modules: Readonly<Record<string, SpecModule>>): string[] {
-  const problems: string[] = [];
-  const field = (name: string): string => formatPath([...path, name]);
+/**
+ * The documented 30s, or the job's interval when that is shorter: Prometheus refuses a timeout longer than
+ * the interval, so a job that sets only `scrapeInterval: 15s` must not fail on a default it did not choose.
+ */
+function defaultScrapeTimeout(scrapeInterval: string): string {
+  const interval = parseDuration(scrapeInterval);
+  const documented = parseDuration(DEFAULTS.job.scrapeTimeout)!;
+  return interval !== undefined && interval > 0 && interval < documented ? scrapeInterval : DEFAULTS.job.scrapeTimeout;
+}
+
+function checkJob(job: Job, path: FieldPath, modules: Readonly<Record<string, SpecModule>>, defined: ReadonlySet<string>): Problem[] {
+  const problems: Problem[] = [];
+  const at = (name: string): FieldPath => [...path, name];
   const interval = parseDuration(job.scrapeInterval);
   const timeout = parseDuration(job.scrapeTimeout);
-  if (interval === undefined) problems.push(`${field('scrapeInterval')}: "${job.scrapeInterval}" must be ${DURATION_HINT}`);
-  if (timeout === undefined) problems.push(`${field('scrapeTimeout')}: "${job.scrapeTimeout}" must be ${DURATION_HINT}`);
+  if (interval === undefined) problems.push({ path: at('scrapeInterval'), message: `"${job.scrapeInterval}" must be ${DURATION_HINT}` });
+  if (timeout === undefined) problems.push({ path: at('scrapeTimeout'), message: `"${job.scrapeTimeout}" must be ${DURATION_HINT}` });
   if (interval !== undefined && timeout !== undefined && timeout > interval) {
-    problems.push(`${field('scrapeTimeout')}: ${job.scrapeTimeout} is longer than scrapeInterval ${job.scrapeInterval}, which Prometheus refuses; lower scrapeTimeout or raise scrapeInterval`);
+    problems.push({ path: at('scrapeTimeout'), message: `${job.scrapeTimeout} is longer than scrapeInterval ${job.scrapeInterval}, which Prometheus refuses; lower scrapeTimeout or raise scrapeInterval` });
   }
 
   const module = modules[job.module];
-  if (!module) {
-    const known = Object.keys(modules);
+  if (!module && !defined.has(job.module)) {
+    const known = [...defined];
     const fix = known.length > 0 ? `use one of: ${known.join(', ')}, or define it under modules` : 'define it under modules';
-    problems.push(`${field('module')}: module "${job.module}" is not defined; ${fix}`);
-  } else {
+    problems.push({ path: at('module'), message: `module "${job.module}" is not defined; ${fix}` });
+  } else if (module) {
     const moduleTimeout = module.timeout === undefined ? undefined : parseDuration(module.timeout);
     if (moduleTimeout !== undefined && timeout !== undefined && moduleTimeout > timeout) {
-      problems.push(`${formatPath(['modules', job.module, 'timeout'])}: ${module.timeout} is longer than scrapeTimeout ${job.scrapeTimeout} of job "${job.name}", so probes would be cut short; lower the module's timeout or raise the job's scrapeTimeout`);
+      problems.push({
+        path: ['modules', job.module, 'timeout'],
+        message: `${module.timeout} is longer than scrapeTimeout ${job.scrapeTimeout} of job "${job.name}", so probes would be cut short; lower the module's timeout or raise the job's scrapeTimeout`,
+      });
     }
   }
 
-  if (job.targets.length === 0) problems.push(`${field('targets')}: is empty; list at least one endpoint to probe`);
+  if (job.targets.length === 0) problems.push({ path: at('targets'), message: 'is empty; list at least one endpoint to probe' });
   if (module) {
     job.targets.forEach((target, index) => {
       const problem = checkTarget(target, module.prober);
-      if (problem) problems.push(`${formatPath([...path, 'targets', index])}: "${target}" ${problem}`);
+      if (problem) problems.push({ path: [...path, 'targets', index], message: `"${target}" ${problem}` });
     });
   }
   return problems;
 }
 
-function checkDuplicateJobNames(jobs: readonly Job[]): string[] {
+function checkDuplicateJobNames(jobs: ReadonlyArray<[number, Job]>): Problem[] {
   const seen = new Map<string, number>();
-  const problems: string[] = [];
-  jobs.forEach((job, index) => {
+  const problems: Problem[] = [];
+  for (const [index, job] of jobs) {
     const first = seen.get(job.name);
     if (first === undefined) seen.set(job.name, index);
-    else problems.push(`${formatPath(['jobs', index, 'name'])}: "${job.name}" is already the name of jobs[${first}]; Prometheus needs unique job names, so give this job a name of its own`);
-  });
+    else problems.push({ path: ['jobs', index, 'name'], message: `"${job.name}" is already the name of jobs[${first}]; Prometheus needs unique job names, so give this job a name of its own` });
+  }
   return problems;
 }
 
-/** Why a target does not fit its prober, or undefined when it does: the exporter's own grammar. */
+/**
+ * Why a target does not fit its prober, or undefined when it does: the exporter's own grammar per prober
+ * (`targetProblem`), and two rules by which the spec is stricter than the exporter, by choice:
+ * - an http target carries its scheme. The exporter probes `example.com` as http://example.com; the spec
+ *   asks for the scheme, so that whether the probe uses TLS is written in the spec rather than guessed.
+ * - a grpc target has no path. The exporter drops it (the service a probe checks is the module's
+ *   grpc.service), so a path would only suggest a check that does not happen.
+ */
 export function checkTarget(target: string, prober: ProberName): string | undefined {
-  return targetProblem(prober, target);
+  return stricterTargetProblem(target, prober) ?? targetProblem(prober, target);
 }
 
-function checkEnvReferences(spec: Spec, env: Environment): string[] {
+/** The spec's own target rules on top of the exporter's grammar; each applies only to a target the exporter would take. */
+function stricterTargetProblem(target: string, prober: ProberName): string | undefined {
+  if (prober === 'http' && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(target) && targetProblem('http', `http://${target}`) === undefined) {
+    return `has no scheme; write https://${target} or http://${target} (the spec asks for the scheme, so that whether the probe uses TLS is written down)`;
+  }
+  const withPath = prober === 'grpc' ? /^((?:https?:\/\/)?[^/]+)(\/.+)$/.exec(target) : null;
+  if (withPath && targetProblem('grpc', withPath[1]!) === undefined) {
+    return `has a path ${withPath[2]}, which the grpc prober does not use (it checks the module's grpc.service); write ${withPath[1]}`;
+  }
+  return undefined;
+}
+
+function checkEnvReferences(modules: Readonly<Record<string, SpecModule>>, apiToken: SecretRef | undefined, env: Environment): Problem[] {
   const references: Array<[FieldPath, SecretRef]> = [];
-  if (spec.searchEngine) references.push([['searchEngine', 'apiToken'], spec.searchEngine.apiToken]);
-  for (const [name, module] of Object.entries(spec.modules)) {
+  if (apiToken) references.push([['searchEngine', 'apiToken'], apiToken]);
+  for (const [name, module] of Object.entries(modules)) {
     for (const [header, ref] of secretHeaders(module)) references.push([['modules', name, 'http', 'headers', header], ref]);
   }
-  return references.flatMap(([path, ref]) =>
-    'fromEnv' in ref && readEnvSecret(ref, env) === undefined
-      ? [`${formatPath([...path, 'fromEnv'])}: environment variable ${ref.fromEnv} is not set; export it before synth, or reference an existing Secret with existingSecret: { name, key }`]
-      : [],
-  );
+  return references.flatMap(([path, ref]) => ('fromEnv' in ref && readEnvSecret(ref, env) === undefined ? [unsetVariableProblem(path, ref, 'synth')] : []));
 }

@@ -1,5 +1,5 @@
 /**
- * Spec to the exporter's config file (seed 2.3: a `modules:` map). Secret header values never enter
+ * Spec to the exporter's config file (blackbox_exporter's format: a `modules:` map). Secret header values never enter
  * the file: each becomes an `http_headers` entry read from a file, and the caller mounts that file
  * from a Secret (cluster) or writes it with tight permissions (single machine).
  */
@@ -23,15 +23,23 @@ export interface RenderedExporterConfig {
   readonly secretFiles: readonly SecretHeaderFile[];
 }
 
+/** Where the exporter's config file is mounted in the cluster form, from its ConfigMap. */
+export const CLUSTER_CONFIG_DIR = '/etc/probekit';
+
 /** Where the exporter finds secret header files in the cluster form. */
-export const CLUSTER_SECRETS_DIR = '/etc/probekit/secrets';
+export const CLUSTER_SECRETS_DIR = `${CLUSTER_CONFIG_DIR}/secrets`;
 
 /**
  * Where each Secret a header references with existingSecret is mounted, one folder per Secret, one file
  * per key. A sibling of CLUSTER_SECRETS_DIR, not inside it: a mount point cannot be made in a read-only
  * Secret volume.
  */
-export const CLUSTER_EXISTING_SECRETS_DIR = '/etc/probekit/existing-secrets';
+export const CLUSTER_EXISTING_SECRETS_DIR = `${CLUSTER_CONFIG_DIR}/existing-secrets`;
+
+/** The folder an existing Secret is mounted at; each of its keys is a file there. */
+export function existingSecretDir(secretName: string): string {
+  return `${CLUSTER_EXISTING_SECRETS_DIR}/${secretName}`;
+}
 
 /** A Secret key and file name for one module's header: only the characters both allow. */
 export function secretFileName(module: string, header: string): string {
@@ -44,7 +52,7 @@ export function renderExporterConfig(spec: Pick<Spec, 'modules'>, secretsDir: st
   for (const [name, module] of Object.entries(spec.modules)) {
     const files = secretHeaders(module).map(([header, ref]) => {
       const fileName = secretFileName(name, header);
-      const path = 'existingSecret' in ref ? `${CLUSTER_EXISTING_SECRETS_DIR}/${ref.existingSecret.name}/${ref.existingSecret.key}` : `${secretsDir}/${fileName}`;
+      const path = 'existingSecret' in ref ? `${existingSecretDir(ref.existingSecret.name)}/${ref.existingSecret.key}` : `${secretsDir}/${fileName}`;
       return { module: name, header, fileName, path, ref };
     });
     secretFiles.push(...files);

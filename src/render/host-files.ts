@@ -1,12 +1,12 @@
 /**
- * Spec to the files of the single-machine form (seed 2.4 and 4.3): the exporter's config, the agent's
- * config with the jobs under `scrape_configs`, and the exporter's systemd unit. An existing agent file
+ * Spec to the files of the single-machine form: the exporter's config, the agent's config with the jobs
+ * under `scrape_configs`, and the exporter's systemd unit. An existing agent file
  * is edited in place: its comments, order and other jobs stay; jobs of the same name are replaced.
  */
 import { isMap, isSeq, parseDocument, stringify, type Document } from 'yaml';
-import { EXPORTER_PORT, HEALTH_PATH } from '@probekit/exporter';
-import { formatPath } from '../model/issues';
-import { readEnvSecret, type Environment, type Spec } from '../model';
+import { EXPORTER_PORT, exporterArgs, HEALTH_PATH } from '@probekit/exporter';
+import { ProblemsError, type FieldPath } from '@probekit/exporter';
+import { requireEnvSecret, type Environment, type Spec } from '../model';
 import { renderExporterConfig } from './exporter-config';
 import { LOCAL_EXPORTER_ADDRESS, renderScrapeJobs } from './scrape-job';
 
@@ -26,7 +26,7 @@ export interface HostPaths {
   readonly unit: string;
 }
 
-/** Where seed 2.4 puts each file, for a vendor directory name. */
+/** Where the agent's vendor layout puts each file, for a vendor directory name (`/etc/<vendor>/...`). */
 export function hostPaths(vendor: string): HostPaths {
   const exporterDir = `/etc/${vendor}/exporters/blackbox`;
   return {
@@ -44,10 +44,12 @@ export const EXPORTER_INSTALL_PATH = '/opt/probekit/exporter/probekit-exporter.j
 export const DEFAULT_VENDOR = 'probekit';
 
 export interface HostFilesOptions {
-  /** The vendor directory under /etc (seed `<vendor>`). @default probekit */
+  /** The vendor directory under /etc (`/etc/<vendor>/agent-config.yaml`). @default probekit */
   readonly vendor?: string;
   /** The agent config file as it is now on the machine, to edit rather than replace. */
   readonly existingAgentConfig?: string;
+  /** Where existingAgentConfig was read from, named before its problems. @default agent config */
+  readonly agentConfigSource?: string;
   /** Where `fromEnv` header secrets are read from. */
   readonly env?: Environment;
 }
@@ -56,18 +58,16 @@ export function renderHostFiles(spec: Spec, options: HostFilesOptions = {}): Hos
   const paths = hostPaths(options.vendor ?? DEFAULT_VENDOR);
   const { config, secretFiles } = renderExporterConfig(spec, paths.secretsDir);
   const secrets = secretFiles.map((file): HostFile => {
-    const field = formatPath(['modules', file.module, 'http', 'headers', file.header]);
+    const field: FieldPath = ['modules', file.module, 'http', 'headers', file.header];
     if ('existingSecret' in file.ref) {
-      throw new Error(`${field}: existingSecret names a Kubernetes Secret, which a single machine does not have; use { fromEnv: VAR } for the host form`);
+      throw new ProblemsError([{ path: field, message: 'existingSecret names a Kubernetes Secret, which a single machine does not have; use { fromEnv: VAR } for the host form' }]);
     }
-    const value = readEnvSecret(file.ref, options.env ?? {});
-    if (value === undefined) throw new Error(`${field}.fromEnv: environment variable ${file.ref.fromEnv} is not set; export it before rendering the host files`);
-    return { path: file.path, content: value, mode: 0o600 };
+    return { path: file.path, content: requireEnvSecret(file.ref, options.env ?? {}, field, 'host files'), mode: 0o600 };
   });
   return [
     { path: paths.exporterConfig, content: stringify(config, { lineWidth: 0 }), mode: 0o644 },
     ...secrets,
-    { path: paths.agentConfig, content: addScrapeJobs(options.existingAgentConfig ?? '', renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS)), mode: 0o644 },
+    { path: paths.agentConfig, content: addScrapeJobs(options.existingAgentConfig ?? '', renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS), options.agentConfigSource), mode: 0o644 },
     { path: paths.unit, content: exporterUnit(paths), mode: 0o644 },
   ];
 }
@@ -76,17 +76,18 @@ export function renderHostFiles(spec: Spec, options: HostFilesOptions = {}): Hos
  * The agent file with `jobs` under `scrape_configs`: a job whose job_name is already there is replaced
  * where it stands, the others are appended; everything else in the file, comments included, stays.
  */
-export function addScrapeJobs(agentConfig: string, jobs: ReadonlyArray<{ job_name: string }>): string {
+export function addScrapeJobs(agentConfig: string, jobs: ReadonlyArray<{ job_name: string }>, source = 'agent config'): string {
+  const refuse = (path: FieldPath, message: string) => new ProblemsError([{ path, message }], source);
   const document: Document = parseDocument(agentConfig);
-  if (document.errors.length > 0) throw new Error(`agent config: ${document.errors[0].message.split('\n')[0]}; fix the file's YAML first`);
+  if (document.errors.length > 0) throw refuse([], `${document.errors[0].message.split('\n')[0]}; fix the file's YAML first`);
   if (document.contents === null) document.contents = document.createNode({}) as never;
-  if (!isMap(document.contents)) throw new Error('agent config: the file is not a YAML mapping; scrape_configs must be a top-level key');
+  if (!isMap(document.contents)) throw refuse([], 'the file is not a YAML mapping; scrape_configs must be a top-level key');
   let list = document.get('scrape_configs');
   if (list === undefined || list === null) {
     document.set('scrape_configs', document.createNode([]));
     list = document.get('scrape_configs');
   }
-  if (!isSeq(list)) throw new Error('agent config: scrape_configs is not a list; make it a list of jobs');
+  if (!isSeq(list)) throw refuse(['scrape_configs'], 'is not a list; make it a list of jobs');
   for (const job of jobs) {
     const node = document.createNode(job);
     const index = list.items.findIndex((item) => isMap(item) && item.get('job_name') === job.job_name);
@@ -109,7 +110,7 @@ Wants=network-online.target
 
 [Service]
 Type=simple
-ExecStart=/usr/bin/node ${EXPORTER_INSTALL_PATH} --config.file=${paths.exporterConfig} --web.listen-address=:${EXPORTER_PORT}
+ExecStart=/usr/bin/node ${EXPORTER_INSTALL_PATH} ${exporterArgs({ configFile: paths.exporterConfig }).join(' ')}
 ExecReload=/bin/kill -HUP $MAINPID
 Restart=on-failure
 RestartSec=5s

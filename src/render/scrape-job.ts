@@ -1,6 +1,6 @@
 /**
- * Spec to the agent's scrape jobs (seed 2.1) with the relabel rules of seed 2.2: the target becomes the
- * `target` query parameter, the instance label carries the target, and the scrape goes to the exporter.
+ * Spec to the agent's scrape jobs, one per spec job, with blackbox_exporter's three relabel rules: the target
+ * becomes the `target` query parameter, the instance label carries the target, and the scrape goes to the exporter.
  */
 import { EXPORTER_PORT, PROBE_PATH } from '@probekit/exporter';
 import type { Job, Spec } from '../model';
@@ -21,7 +21,7 @@ export interface ScrapeConfig {
   readonly relabel_configs: readonly RelabelRule[];
 }
 
-/** The three rules of seed 2.2, in their order. */
+/** The three rules every blackbox_exporter scrape job has, in their order. */
 export function relabelRules(exporterAddress: string): RelabelRule[] {
   return [
     { source_labels: ['__address__'], target_label: '__param_target' },
@@ -30,9 +30,14 @@ export function relabelRules(exporterAddress: string): RelabelRule[] {
   ];
 }
 
-/** The exporter as the agent reaches it in a cluster: its Service's name, namespace and port. */
+/** An exporter Service as the agent reaches it in a cluster: its cluster DNS name and port 9115. */
+export function exporterServiceAddress(serviceName: string, namespace: string): string {
+  return `${serviceName}.${namespace}.svc:${EXPORTER_PORT}`;
+}
+
+/** The spec's exporter as the agent reaches it in a cluster. */
 export function clusterExporterAddress(spec: Spec): string {
-  return `${spec.exporter.serviceName}.${spec.namespace}.svc:${EXPORTER_PORT}`;
+  return exporterServiceAddress(spec.exporter.serviceName, spec.namespace);
 }
 
 /** The exporter as the agent reaches it on a single machine. */

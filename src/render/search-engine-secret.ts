@@ -1,10 +1,11 @@
 /**
- * The search-engine Secret (seed 2.6): the engine's URL and the API token the assistant presents, the
- * base64 `encoded` value of a created API key. The cluster form, the Pulumi stacks and
+ * The search-engine Secret: the engine's URL and the API token the assistant presents (the integration's two
+ * settings), the token being the base64 `encoded` value of a created API key. The cluster form, the Pulumi stacks and
  * `probekit search-engine create-key --output secret` all produce this one shape.
  */
 
 import { DEFAULTS } from '../model/spec';
+import { probekitLabels } from './labels';
 
 /** Default name of the Secret (the spec's searchEngine.secretName); the skills server defaults to it too. */
 export const SEARCH_ENGINE_SECRET_NAME = DEFAULTS.searchEngine.secretName;
@@ -30,7 +31,7 @@ export function renderSearchEngineSecret(input: SearchEngineSecretInput): Record
     metadata: {
       name: input.name ?? SEARCH_ENGINE_SECRET_NAME,
       namespace: input.namespace,
-      labels: { 'app.kubernetes.io/part-of': 'probekit', 'app.kubernetes.io/component': 'search-engine' },
+      labels: probekitLabels({ component: 'search-engine' }),
     },
     type: 'Opaque',
     stringData: {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Client, errors } from '@elastic/elasticsearch';
 
 export interface SearchEngineTls {
-  /** Skip certificate verification (the seed's example does); the CLI warns when it is set. @default false */
+  /** Skip certificate verification (the documented example invocation does); the CLI warns when it is set. @default false */
   readonly insecure?: boolean;
   /** PEM file of the CA that signed the engine's certificate, for a private CA. */
   readonly caFile?: string;
@@ -66,20 +66,32 @@ export function displayUrl(url: string): string {
   }
 }
 
-function checkedUrl(url: string): URL {
+/**
+ * Why `url` cannot be a search engine's address, with the fix; undefined when it can. A fix that repeats the URL
+ * is given only for one without credentials (an `@` in it), so that no password is ever echoed.
+ */
+export function urlProblem(url: string): string | undefined {
+  const credentials = 'holds credentials; pass them separately (--username with --password-env/--password-file, or the API token)';
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url)) {
+    if (url.includes('@')) return credentials;
+    return url === '' ? "is empty; give the engine's address, e.g. https://elasticsearch.example:9200" : `not a URL; write https://${url}`;
+  }
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new SearchEngineError('bad-input', `url: "${displayUrl(url)}" is not a URL; give the engine's address, e.g. https://elasticsearch.example:9200`);
+    return "not a URL; give the engine's address, e.g. https://elasticsearch.example:9200";
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-    throw new SearchEngineError('bad-input', `url: protocol ${parsed.protocol} is not supported; use https:// (or http:// for an engine without TLS)`);
+    return `protocol ${parsed.protocol} is not supported; use https:// (or http:// for an engine without TLS)`;
   }
-  if (parsed.username || parsed.password) {
-    throw new SearchEngineError('bad-input', 'url: holds credentials; pass them separately (--username with --password-env/--password-file, or the API token)');
-  }
-  return parsed;
+  return parsed.username || parsed.password ? credentials : undefined;
+}
+
+function checkedUrl(url: string): URL {
+  const problem = urlProblem(url);
+  if (problem !== undefined) throw new SearchEngineError('bad-input', `url: ${problem}`);
+  return new URL(url);
 }
 
 function readCa(tls: SearchEngineTls | undefined): string | undefined {

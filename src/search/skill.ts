@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
 import { z } from 'zod';
+import { closestName, ProblemsError, schemaProblems, type Problem } from '@probekit/exporter';
 import { describeFailure, SearchEngineError } from './connection';
 import { detectLogFields, type LogFields } from './log-fields';
 
@@ -33,8 +34,21 @@ export function defineSkill<Input extends z.ZodObject>(skill: Skill<Input>): Ski
 
 const SKILL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
-/** Bad input to a skill, as one line naming the field. */
-export class SkillInputError extends Error {}
+/**
+ * Bad input to a skill (`input.limit: must be at least 1`), or a skill that cannot be used: problems naming the
+ * field, printed after their source (the skill's name, or the flag that loaded it).
+ */
+export class SkillInputError extends ProblemsError {
+  constructor(problems: readonly Problem[], source?: string) {
+    super(problems, source);
+    this.name = 'SkillInputError';
+  }
+}
+
+/** A problem of a skill as a whole, printed after its name. */
+function skillProblem(skill: string, message: string): SkillInputError {
+  return new SkillInputError([{ path: [], message }], `skill "${skill}"`);
+}
 
 export interface SkillContextOptions {
   readonly client: Client;
@@ -64,17 +78,16 @@ export function createSkillContext(options: SkillContextOptions): SkillContext {
   return { client: options.client, url: options.url, logFields };
 }
 
-function inputProblem(error: z.ZodError): string {
-  const issue = error.issues[0]!;
-  const path = issue.path.length === 0 ? 'input' : `input.${issue.path.join('.')}`;
-  return `${path}: ${issue.message}`;
-}
-
 export async function runSkill(skills: readonly Skill[], name: string, input: unknown, context: SkillContext): Promise<unknown> {
   const skill = skills.find((candidate) => candidate.name === name);
-  if (skill === undefined) throw new SkillInputError(`unknown skill "${name}"; the skills are ${skills.map((s) => s.name).join(', ')}`);
-  const parsed = skill.input.safeParse(input ?? {});
-  if (!parsed.success) throw new SkillInputError(`${name}: ${inputProblem(parsed.error)}`);
+  if (skill === undefined) {
+    const names = skills.map((s) => s.name);
+    const suggestion = closestName(name, names);
+    throw new SkillInputError([{ path: [], message: `unknown skill "${name}"; ${suggestion ? `did you mean "${suggestion}"? ` : ''}the skills are ${names.join(', ')}` }]);
+  }
+  // Every problem of the input at once, in words; the skill's name first, as the assistant may call several.
+  const parsed = skill.input.safeParse(input ?? {}, { reportInput: true });
+  if (!parsed.success) throw new SkillInputError(schemaProblems(skill.input, parsed.error.issues, ['input']), name);
   try {
     return await skill.handler(parsed.data, context);
   } catch (error) {
@@ -87,12 +100,12 @@ export async function runSkill(skills: readonly Skill[], name: string, input: un
 export function checkSkills(skills: readonly Skill[]): void {
   const seen = new Set<string>();
   for (const skill of skills) {
-    if (!SKILL_NAME.test(skill.name)) throw new SkillInputError(`skill "${skill.name}": a name is lower case letters, digits and underscores, starting with a letter`);
-    if (seen.has(skill.name)) throw new SkillInputError(`skill "${skill.name}" is defined twice; give the custom skill another name`);
-    if (typeof skill.description !== 'string' || skill.description === '') throw new SkillInputError(`skill "${skill.name}": the description is empty; the assistant chooses skills by it`);
+    if (!SKILL_NAME.test(skill.name)) throw skillProblem(skill.name, 'a name is lower case letters, digits and underscores, starting with a letter');
+    if (seen.has(skill.name)) throw skillProblem(skill.name, 'another skill has this name; give the custom skill a name of its own');
+    if (typeof skill.description !== 'string' || skill.description === '') throw skillProblem(skill.name, 'the description is empty; the assistant chooses skills by it');
     // Duck-typed: the user's module may bring its own copy of zod 4.
-    if (typeof skill.input?.safeParse !== 'function' || typeof skill.input.shape !== 'object') throw new SkillInputError(`skill "${skill.name}": input must be a zod object schema (z.object({...}))`);
-    if (typeof skill.handler !== 'function') throw new SkillInputError(`skill "${skill.name}": handler must be a function`);
+    if (typeof skill.input?.safeParse !== 'function' || typeof skill.input.shape !== 'object') throw skillProblem(skill.name, 'input must be a zod object schema (z.object({...}))');
+    if (typeof skill.handler !== 'function') throw skillProblem(skill.name, 'handler must be a function');
     seen.add(skill.name);
   }
 }
@@ -112,10 +125,10 @@ export async function loadCustomSkills(modulePath: string): Promise<Skill[]> {
   try {
     loaded = loadModule(path);
   } catch (error) {
-    throw new SkillInputError(`--skills: cannot load ${path} (${(error as Error).message.split('\n')[0]})`);
+    throw new SkillInputError([{ path: [], message: `cannot load ${path} (${(error as Error).message.split('\n')[0]})` }], '--skills');
   }
   const exported = loaded.skills ?? (loaded.default as Record<string, unknown> | undefined)?.skills ?? loaded.default;
   const list = Array.isArray(exported) ? exported : exported === undefined ? [] : [exported];
-  if (list.length === 0) throw new SkillInputError(`--skills: ${path} exports no skills; export \`skills\` (an array) or a default skill`);
+  if (list.length === 0) throw new SkillInputError([{ path: [], message: `${path} exports no skills; export \`skills\` (an array) or a default skill` }], '--skills');
   return list as Skill[];
 }

@@ -1,5 +1,5 @@
 /**
- * The assistant's built-in skills (seed 1.7): the indices and their mappings, targeted logs, counts, summaries and
+ * The assistant's built-in skills, what it may ask of the logs: the indices and their mappings, targeted logs, counts, summaries and
  * analytics. Each is one Elasticsearch request (two when an index pattern's log fields are first detected).
  */
 import { z } from 'zod';
@@ -16,20 +16,21 @@ const index = z.string().min(1).optional().describe(`Index name or pattern, comm
 const level = z.enum(LOG_LEVELS).optional().describe('Log level; its usual spellings (WARNING, Err, ...) match too');
 const pod = z.string().min(1).optional().describe('Kubernetes pod name');
 const namespace = z.string().min(1).optional().describe('Kubernetes namespace');
-const from = z.iso.datetime({ offset: true }).optional().describe('Start of the window, ISO 8601 (inclusive), e.g. 2026-11-20T08:00:00Z');
-const to = z.iso.datetime({ offset: true }).optional().describe('End of the window, ISO 8601 (exclusive)');
+const DATE_TIME = 'must be an ISO 8601 date and time, e.g. 2026-11-20T08:00:00Z';
+const from = z.iso.datetime({ offset: true, error: DATE_TIME }).optional().describe('Start of the window, ISO 8601 (inclusive), e.g. 2026-11-20T08:00:00Z');
+const to = z.iso.datetime({ offset: true, error: DATE_TIME }).optional().describe('End of the window, ISO 8601 (exclusive)');
 
 const filters = { index, level, pod, namespace, from, to };
 type Filters = { index?: string; level?: string; pod?: string; namespace?: string; from?: string; to?: string; text?: string };
 
 function windowOf(input: { from?: string; to?: string; date?: string }): { from?: string; to?: string } {
   if (input.date !== undefined) {
-    if (input.from !== undefined || input.to !== undefined) throw new SkillInputError('input.date: give either a date or a from/to window, not both');
+    if (input.from !== undefined || input.to !== undefined) throw new SkillInputError([{ path: ['input', 'date'], message: 'give either a date or a from/to window, not both' }]);
     const start = Date.parse(`${input.date}T00:00:00Z`);
     return { from: new Date(start).toISOString(), to: new Date(start + 86_400_000).toISOString() };
   }
   if (input.from !== undefined && input.to !== undefined && Date.parse(input.from) >= Date.parse(input.to)) {
-    throw new SkillInputError('input.to: the window ends before it starts; give a "to" after "from"');
+    throw new SkillInputError([{ path: ['input', 'to'], message: 'the window ends before it starts; give a "to" after "from"' }]);
   }
   return { ...(input.from === undefined ? {} : { from: input.from }), ...(input.to === undefined ? {} : { to: input.to }) };
 }
@@ -183,7 +184,7 @@ export const countLogs = defineSkill({
   description: 'Count log lines on a date (UTC) or in a time window, optionally of one level, pod or namespace, with the count per level.',
   input: z.object({
     ...filters,
-    date: z.iso.date().optional().describe('A whole day in UTC, YYYY-MM-DD; instead of from/to'),
+    date: z.iso.date({ error: 'must be a date written YYYY-MM-DD, e.g. 2026-11-19' }).optional().describe('A whole day in UTC, YYYY-MM-DD; instead of from/to'),
   }),
   async handler(input, context) {
     const { target, window, total, result } = await aggregateLogs<TermsBuckets>(context, input, (fields) => ({ terms: { field: fields.level, size: 50 } }));

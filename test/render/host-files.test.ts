@@ -1,12 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { parseSpec } from '../../src/model';
-import { addScrapeJobs, hostPaths, renderHostFiles, renderScrapeJobs, LOCAL_EXPORTER_ADDRESS } from '../../src/render';
-import { FROM_SOURCE } from '../support/from-source';
+import { addScrapeJobs, renderHostFiles, renderScrapeJobs, LOCAL_EXPORTER_ADDRESS } from '../../src/render';
 import { describeWithBinaries } from '../support/integration';
 
 const run = promisify(execFile);
@@ -24,17 +23,23 @@ const spec = parseSpec({
 });
 const env = { HOST_TOKEN: 'host-secret-91c2' };
 
-describe('single-machine files (seed 2.4)', () => {
+describe('single-machine files', () => {
   const files = renderHostFiles(spec, { vendor: 'acme', env });
   const byPath = Object.fromEntries(files.map((file) => [file.path, file]));
 
-  it('puts each file where the seed says', () => {
+  it('puts each file where the agent\'s vendor layout has it', () => {
     expect(files.map((file) => file.path)).toEqual([
       '/etc/acme/exporters/blackbox/config.yaml',
       '/etc/acme/exporters/blackbox/secrets/with_token.authentication',
       '/etc/acme/agent-config.yaml',
       '/etc/systemd/system/probekit-exporter.service',
     ]);
+  });
+
+  it('the unit runs the installed bundle on the config file, listening on 9115', () => {
+    expect(byPath['/etc/systemd/system/probekit-exporter.service'].content).toContain(
+      '\nExecStart=/usr/bin/node /opt/probekit/exporter/probekit-exporter.js --config.file=/etc/acme/exporters/blackbox/config.yaml --web.listen-address=:9115\n',
+    );
   });
 
   it('the agent file has the jobs under scrape_configs, scraping localhost:9115', () => {
@@ -99,45 +104,8 @@ describe('editing an existing agent file', () => {
   });
 
   it('refuses a file it cannot edit safely', () => {
-    expect(() => addScrapeJobs('scrape_configs: 3\n', [])).toThrow('agent config: scrape_configs is not a list; make it a list of jobs');
+    expect(() => addScrapeJobs('scrape_configs: 3\n', [])).toThrow('agent config: scrape_configs: is not a list; make it a list of jobs');
     expect(() => addScrapeJobs('- a\n', [])).toThrow('agent config: the file is not a YAML mapping; scrape_configs must be a top-level key');
-  });
-});
-
-describe('probekit host render and install.sh', () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'probekit-host-'));
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-  it('renders the tree, and install.sh stages it with the bundle', async () => {
-    const specFile = join(dir, 'spec.yaml');
-    writeFileSync(specFile, 'modules:\n  m: { preset: http_2xx }\njobs:\n  - module: m\n    targets: [https://example.com]\n');
-    const out = join(dir, 'host');
-    await run(process.execPath, [...FROM_SOURCE, 'src/cli/main.ts', 'host', 'render', '--spec', specFile, '--out', out], { cwd: root });
-    const paths = hostPaths('probekit');
-    expect(parse(readFileSync(join(out, paths.agentConfig), 'utf8')).scrape_configs).toHaveLength(1);
-
-    const bundle = join(dir, 'probekit-exporter.js');
-    writeFileSync(bundle, '// bundle stand-in: install.sh only copies it\n');
-    const staged = join(dir, 'root');
-    mkdirSync(staged);
-    const { stdout } = await run('bash', [join(root, 'exporter/packaging/install.sh'), '--exporter', 'blackbox', '--files', out, '--bundle', bundle, '--root', staged, '--arch', 'arm64']);
-    expect(stdout).toContain('installed the probekit exporter (arm64)');
-    expect(readFileSync(join(staged, 'opt/probekit/exporter/probekit-exporter.js'), 'utf8')).toContain('bundle stand-in');
-    expect(statSync(join(staged, paths.exporterConfig)).isFile()).toBe(true);
-    expect(statSync(join(staged, paths.unit)).isFile()).toBe(true);
-  });
-
-  it('install.sh refuses another exporter and an unknown architecture', async () => {
-    await expect(run('bash', [join(root, 'exporter/packaging/install.sh'), '--exporter', 'node', '--files', dir])).rejects.toMatchObject({ stderr: expect.stringContaining("--exporter: only blackbox is available (got 'node')") });
-    mkdirSync(join(dir, 'etc'));
-    const bundle = join(dir, 'b.js');
-    writeFileSync(bundle, '');
-    await expect(run('bash', [join(root, 'exporter/packaging/install.sh'), '--exporter', 'blackbox', '--files', dir, '--bundle', bundle, '--root', dir, '--arch', 's390x'])).rejects.toMatchObject({
-      stderr: expect.stringContaining("--arch: use amd64 or arm64 (got 's390x')"),
-    });
   });
 });
 

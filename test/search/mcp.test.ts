@@ -150,53 +150,6 @@ describeWithBinaries([OPENSSL])('the skills over MCP', () => {
     }, 60_000);
   });
 
-  describe('assistant run and list', () => {
-    // A URL nothing listens on: these calls must fail before any request.
-    const env = { [SEARCH_ENGINE_ENV.url]: 'https://127.0.0.1:1', T: '' };
-
-    it('runs one skill and prints its answer as JSON', async () => {
-      const result = await runCli(['assistant', 'run', 'count_logs', '--input', '{"index":"logs-k8s-ecs","level":"warn","date":"2026-11-19"}', '--url', es.url, '--api-token-env', 'T', '--ca-file', caFile], { ...env, T: token });
-      expect(result.stderr).toBe('');
-      expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout)).toEqual({ index: ECS_INDEX, from: '2026-11-19T00:00:00.000Z', to: '2026-11-20T00:00:00.000Z', level: 'warn', total: 2, byLevel: { warn: 2 } });
-    });
-
-    it('runs a custom skill, with explicit field names', async () => {
-      const tokenFile = join(dir, 'token');
-      writeFileSync(tokenFile, `${token}\n`);
-      const result = await runCli([
-        'assistant', 'run', 'error_ratio', '--input', '{"index":"logs-k8s-ecs","namespace":"payments","date":"2026-11-19"}',
-        '--url', es.url, '--api-token-file', tokenFile, '--ca-file', caFile, '--skills', CUSTOM, '--fields', '{"level":"log.level"}',
-      ]);
-      expect(JSON.parse(result.stdout)).toEqual({ namespace: 'payments', date: '2026-11-19', lines: 2, errors: 1, ratio: 0.5 });
-    });
-
-    it.each([
-      [['run', 'count_logs', '--input', '{'], 2, "error: --input: not JSON; give the skill's input as a JSON object, e.g. '{\"level\":\"error\"}'\n"],
-      [['run', 'count_logs', '--input', '{"date":"19.11.2026"}', '--api-token-env', 'T'], 2, 'error: count_logs: input.date: Invalid ISO date\n'],
-      [['run', 'nope', '--api-token-env', 'T'], 2, 'error: unknown skill "nope"; the skills are list_indices, get_mappings, fetch_logs, count_logs, summarize_logs, log_histogram, count_by_field\n'],
-      [['run', 'count_logs', '--fields', '{"lvl":"x"}', '--api-token-env', 'T'], 2, 'error: --fields: "lvl" is not a role; the roles are timestamp, level, message, pod, namespace, service\n'],
-      [['serve', '--skills', '/nonexistent/skills.js', '--api-token-env', 'T'], 2, expect.stringMatching(/^error: --skills: cannot load \/nonexistent\/skills\.js \(Cannot find module/)],
-      [['serve', '--host', '0.0.0.0', '--api-token-env', 'T'], 2, 'error: --host and --http-token-env apply to --http PORT only\n'],
-      [['run', 'count_logs'], 2, `error: --api-token-env: environment variable ${SEARCH_ENGINE_ENV.apiToken} is not set or empty; export it with the API token\n`],
-    ])('%j: one line, exit %i', async (args, code, message) => {
-      const result = await runCli(['assistant', ...(args as string[])], { ...env, T: 'x' });
-      expect(result).toEqual({ code, stdout: '', stderr: message });
-    });
-
-    it('lists the skills, custom ones included', async () => {
-      const result = await runCli(['assistant', 'list', '--skills', CUSTOM]);
-      expect(result.stdout.split('\n').filter(Boolean).map((line) => line.split('\t')[0])).toEqual([...BUILT_IN_SKILLS.map((s) => s.name), 'error_ratio']);
-    });
-
-    it('refuses a custom skill that shadows a built-in', async () => {
-      const shadow = join(dir, 'shadow.js');
-      writeFileSync(shadow, `exports.skills = [{ name: 'fetch_logs', description: 'mine', input: require(${JSON.stringify(require.resolve('zod'))}).z.object({}), handler: async () => 1 }];`);
-      const result = await runCli(['assistant', 'list', '--skills', shadow]);
-      expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: skill "fetch_logs" is defined twice; give the custom skill another name\n' });
-    });
-  });
-
   async function freePort(): Promise<number> {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

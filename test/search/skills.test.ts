@@ -91,7 +91,7 @@ describeWithBinaries([OPENSSL])('skills', () => {
   describe.each(LAYOUTS)('skills over the $layout layout', ({ index, spell }) => {
     const line = (r: Row) => ({ timestamp: r.at, level: spell(r), message: r.message, pod: r.pod, namespace: r.namespace, index });
 
-    it('seed 1.8 (1): fetch error-level logs in a time window, newest first', async () => {
+    it('documented request 1: fetch error-level logs in a time window, newest first', async () => {
       const result = await call('fetch_logs', { index, level: 'error', from: '2026-11-19T00:00:00Z', to: '2026-11-20T00:00:00Z' });
       expect(result).toEqual({ index, from: '2026-11-19T00:00:00Z', to: '2026-11-20T00:00:00Z', total: 3, returned: 3, logs: rows(10, 7, 6).map(line) });
     });
@@ -102,7 +102,7 @@ describeWithBinaries([OPENSSL])('skills', () => {
       expect(await call('fetch_logs', { index, pod: CART, level: 'warn' })).toMatchObject({ total: 2, logs: rows(18, 8).map(line) });
     });
 
-    it('seed 1.8 (2): count warn-level logs on a date (the day is UTC, end excluded)', async () => {
+    it('documented request 2: count warn-level logs on a date (the day is UTC, end excluded)', async () => {
       expect(await call('count_logs', { index, level: 'warn', date: '2026-11-19' })).toEqual({
         index,
         from: '2026-11-19T00:00:00.000Z',
@@ -118,7 +118,7 @@ describeWithBinaries([OPENSSL])('skills', () => {
       expect(Object.keys(((await call('count_logs', { index })) as { byLevel: object }).byLevel)).toEqual(['debug', 'info', 'warn', 'error', 'fatal']);
     });
 
-    it('seed 1.8 (3): summarize errors from the logs of a named pod in a named namespace', async () => {
+    it('documented request 3: summarize errors from the logs of a named pod in a named namespace', async () => {
       expect(await call('summarize_logs', { index, pod: CHECKOUT, namespace: 'shop', level: 'error' })).toEqual({
         index,
         total: 5,
@@ -276,14 +276,18 @@ describeWithBinaries([OPENSSL])('skills', () => {
     });
 
     it.each([
-      ['fetch_logs', { limit: 0 }, 'fetch_logs: input.limit: Too small: expected number to be >=1'],
-      ['fetch_logs', { level: 'loud' }, 'fetch_logs: input.level: Invalid option: expected one of "trace"|"debug"|"info"|"warn"|"error"|"fatal"'],
-      ['fetch_logs', { from: 'yesterday' }, 'fetch_logs: input.from: Invalid ISO datetime'],
+      ['fetch_logs', { limit: 0 }, 'fetch_logs: input.limit: must be at least 1'],
+      ['fetch_logs', { level: 'loud' }, 'fetch_logs: input.level: the text "loud" is not allowed; use one of trace, debug, info, warn, error, fatal'],
+      ['fetch_logs', { from: 'yesterday' }, 'fetch_logs: input.from: must be an ISO 8601 date and time, e.g. 2026-11-20T08:00:00Z'],
+      ['fetch_logs', { limit: 'ten', level: 'loud' }, 'fetch_logs: input.level: the text "loud" is not allowed; use one of trace, debug, info, warn, error, fatal\nfetch_logs: input.limit: must be a number, not the text "ten"'],
+      ['count_logs', { date: '19.11.2026' }, 'count_logs: input.date: must be a date written YYYY-MM-DD, e.g. 2026-11-19'],
+      ['count_logs', [], 'count_logs: input: must be a mapping, not a list'],
       ['fetch_logs', { from: '2026-11-20T00:00:00Z', to: '2026-11-19T00:00:00Z' }, 'input.to: the window ends before it starts; give a "to" after "from"'],
       ['count_logs', { date: '2026-11-19', from: '2026-11-19T00:00:00Z' }, 'input.date: give either a date or a from/to window, not both'],
       ['log_histogram', { interval: 'hourly' }, 'log_histogram: input.interval: an interval is a number and a unit: ms, s, m, h or d (e.g. 1h)'],
       ['drop_index', {}, 'unknown skill "drop_index"; the skills are list_indices, get_mappings, fetch_logs, count_logs, summarize_logs, log_histogram, count_by_field'],
-    ])('%s %j is refused in one line', async (name, input, message) => {
+      ['fetch_log', {}, 'unknown skill "fetch_log"; did you mean "fetch_logs"? the skills are list_indices, get_mappings, fetch_logs, count_logs, summarize_logs, log_histogram, count_by_field'],
+    ])('%s %j is refused, one line a problem', async (name, input, message) => {
       const error = await call(name, input).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(SkillInputError);
       expect((error as Error).message).toBe(message);

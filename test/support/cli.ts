@@ -9,7 +9,7 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-export async function runCli(argv: readonly string[], env: Record<string, string> = {}, stopped?: Promise<void>): Promise<CliResult> {
+export async function runCli(argv: readonly string[], env: Record<string, string> = {}, stopped?: Promise<void>, cwd = process.cwd()): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
@@ -21,6 +21,7 @@ export async function runCli(argv: readonly string[], env: Record<string, string
     },
     env,
     readFile: (path) => readFileSync(path, 'utf8'),
+    cwd,
     ...(stopped ? { stopped } : {}),
   };
   const code = await main(argv, io);

@@ -33,3 +33,21 @@ export const SCRAPE_TIMEOUT_HEADER = 'X-Prometheus-Scrape-Timeout-Seconds';
 /** The probers the exporter implements; the `prober` field of a module takes one of these. */
 export const PROBER_NAMES = ['http', 'tcp', 'dns', 'icmp', 'grpc'] as const;
 export type ProberName = (typeof PROBER_NAMES)[number];
+
+/** Where the exporter listens unless told otherwise: every interface, port 9115 (`--web.listen-address`). */
+export const DEFAULT_LISTEN_ADDRESS = `:${EXPORTER_PORT}`;
+
+export interface ExporterArgsOptions {
+  /** The config file (`--config.file`). */
+  readonly configFile: string;
+  /** host:port or :port (`--web.listen-address`). @default DEFAULT_LISTEN_ADDRESS */
+  readonly listenAddress?: string;
+}
+
+/**
+ * The exporter's command-line arguments, with blackbox_exporter's flag names, for a Deployment's `args` or a unit's
+ * ExecStart. The listen address is always written out, so the command line shows the port it serves.
+ */
+export function exporterArgs(options: ExporterArgsOptions): string[] {
+  return [`--config.file=${options.configFile}`, `--web.listen-address=${options.listenAddress ?? DEFAULT_LISTEN_ADDRESS}`];
+}

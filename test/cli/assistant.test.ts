@@ -1,0 +1,81 @@
+/**
+ * `probekit assistant run` and `list`: one skill run from the command line against the Elasticsearch contract
+ * server (test/support/elasticsearch.ts; no real Elasticsearch can run here), and the mistakes refused before any
+ * request. Serving over MCP is test/search/mcp.test.ts.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROLE_PRESETS } from '../../src/search/api-key';
+import { SEARCH_ENGINE_ENV } from '../../src/search/skills-server';
+import { BUILT_IN_SKILLS } from '../../src/search/skills';
+import { runCli } from '../support/cli';
+import { ContractElasticsearch } from '../support/elasticsearch';
+import { describeWithBinaries } from '../support/integration';
+import { OPENSSL } from '../support/test-ca';
+import { ECS_INDEX, LOG_INDICES, LOG_USERS } from '../search/fixtures/logs';
+
+// The tests' TLS certificates are made with openssl (Node has no API to issue one).
+describeWithBinaries([OPENSSL])('probekit assistant', () => {
+  const CUSTOM = join(__dirname, '..', 'search', 'fixtures', 'custom-skills.js');
+  const dir = mkdtempSync(join(tmpdir(), 'probekit-assistant-'));
+  let es: ContractElasticsearch;
+  let token: string;
+  let caFile: string;
+
+  beforeAll(async () => {
+    es = await ContractElasticsearch.start({ users: LOG_USERS, indices: LOG_INDICES });
+    token = es.addApiKey('elastic', 'assistant', ROLE_PRESETS['read-only']).encoded;
+    caFile = join(dir, 'ca.pem');
+    writeFileSync(caFile, es.ca.caCert);
+  });
+  afterAll(() => es.close());
+
+  describe('run and list', () => {
+    // A URL nothing listens on: these calls must fail before any request.
+    const env = { [SEARCH_ENGINE_ENV.url]: 'https://127.0.0.1:1', T: '' };
+
+    it('runs one skill and prints its answer as JSON', async () => {
+      const result = await runCli(['assistant', 'run', 'count_logs', '--input', '{"index":"logs-k8s-ecs","level":"warn","date":"2026-11-19"}', '--url', es.url, '--api-token-env', 'T', '--ca-file', caFile], { ...env, T: token });
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({ index: ECS_INDEX, from: '2026-11-19T00:00:00.000Z', to: '2026-11-20T00:00:00.000Z', level: 'warn', total: 2, byLevel: { warn: 2 } });
+    });
+
+    it('runs a custom skill, with explicit field names', async () => {
+      const tokenFile = join(dir, 'token');
+      writeFileSync(tokenFile, `${token}\n`);
+      const result = await runCli([
+        'assistant', 'run', 'error_ratio', '--input', '{"index":"logs-k8s-ecs","namespace":"payments","date":"2026-11-19"}',
+        '--url', es.url, '--api-token-file', tokenFile, '--ca-file', caFile, '--skills', CUSTOM, '--fields', '{"level":"log.level"}',
+      ]);
+      expect(JSON.parse(result.stdout)).toEqual({ namespace: 'payments', date: '2026-11-19', lines: 2, errors: 1, ratio: 0.5 });
+    });
+
+    it.each([
+      [['run', 'count_logs', '--input', '{'], 2, "error: --input: not JSON; give the skill's input as a JSON object, e.g. '{\"level\":\"error\"}'\n"],
+      [['run', 'count_logs', '--input', '{"date":"19.11.2026"}', '--api-token-env', 'T'], 2, 'error: count_logs: input.date: must be a date written YYYY-MM-DD, e.g. 2026-11-19\n'],
+      [['run', 'nope', '--api-token-env', 'T'], 2, 'error: unknown skill "nope"; the skills are list_indices, get_mappings, fetch_logs, count_logs, summarize_logs, log_histogram, count_by_field\n'],
+      [['run', 'count_logs', '--fields', '{"lvl":"x"}', '--api-token-env', 'T'], 2, 'error: --fields: "lvl" is not a role; the roles are timestamp, level, message, pod, namespace, service\n'],
+      [['serve', '--skills', '/nonexistent/skills.js', '--api-token-env', 'T'], 2, expect.stringMatching(/^error: --skills: cannot load \/nonexistent\/skills\.js \(Cannot find module/)],
+      [['serve', '--host', '0.0.0.0', '--api-token-env', 'T'], 2, 'error: --host and --http-token-env apply to --http PORT only\n'],
+      [['run', 'count_logs'], 2, `error: --api-token-env: environment variable ${SEARCH_ENGINE_ENV.apiToken} is not set or empty; export it with the API token\n`],
+    ])('%j: one line, exit %i', async (args, code, message) => {
+      const result = await runCli(['assistant', ...(args as string[])], { ...env, T: 'x' });
+      expect(result).toEqual({ code, stdout: '', stderr: message });
+    });
+
+    it('lists the skills, custom ones included', async () => {
+      const result = await runCli(['assistant', 'list', '--skills', CUSTOM]);
+      expect(result.stdout.split('\n').filter(Boolean).map((line) => line.split('\t')[0])).toEqual([...BUILT_IN_SKILLS.map((s) => s.name), 'error_ratio']);
+    });
+
+    it('refuses a custom skill that shadows a built-in', async () => {
+      const shadow = join(dir, 'shadow.js');
+      writeFileSync(shadow, `exports.skills = [{ name: 'fetch_logs', description: 'mine', input: require(${JSON.stringify(require.resolve('zod'))}).z.object({}), handler: async () => 1 }];`);
+      const result = await runCli(['assistant', 'list', '--skills', shadow]);
+      expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: skill "fetch_logs": another skill has this name; give the custom skill a name of its own\n' });
+    });
+  });
+
+});

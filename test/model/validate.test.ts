@@ -1,0 +1,290 @@
+import { DEFAULTS, SpecError, parseSpec, type SpecInput } from '../../src/model';
+import { fullEnv, fullSpec } from '../fixtures/specs';
+import { problemsOf as problemsThrownBy } from '../support/problems';
+
+const minimal = (overrides: Partial<SpecInput> = {}): SpecInput => ({
+  modules: { http_2xx: { preset: 'http_2xx' } },
+  jobs: [{ module: 'http_2xx', targets: ['https://example.com'] }],
+  ...overrides,
+});
+
+/** The problems a spec is refused with, one line each. */
+function problemsOf(input: unknown, env: Record<string, string> = {}): readonly string[] {
+  expect(() => parseSpec(input, { env })).toThrow(SpecError);
+  return problemsThrownBy(() => parseSpec(input, { env }));
+}
+
+describe('spec defaults', () => {
+  it('fills every documented default', () => {
+    const spec = parseSpec(minimal());
+    expect(spec.namespace).toBe('monitoring');
+    expect(spec.exporter).toEqual({
+      image: `ghcr.io/probekit/exporter:${require('../../package.json').version}`,
+      replicas: 1,
+      serviceName: 'blackbox-exporter',
+      resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
+    });
+    expect(spec.jobs[0]).toEqual({ name: 'blackbox-exporter', module: 'http_2xx', targets: ['https://example.com'], scrapeInterval: '30s', scrapeTimeout: '30s', labels: {} });
+    expect(spec.agent).toEqual({ chartKey: 'agent', exporterKey: 'blackbox-exporter', enableExporter: true });
+    expect(spec.searchEngine).toBeUndefined();
+  });
+
+  it('the scrape timeout defaults to 30s, or to the interval when that is shorter', () => {
+    const timeoutFor = (scrapeInterval?: string) =>
+      parseSpec(minimal({ jobs: [{ module: 'http_2xx', targets: ['https://example.com'], ...(scrapeInterval ? { scrapeInterval } : {}) }] })).jobs[0]!.scrapeTimeout;
+    expect(timeoutFor()).toBe('30s');
+    expect(timeoutFor('15s')).toBe('15s');
+    expect(timeoutFor('1m')).toBe('30s');
+    expect(timeoutFor('30s')).toBe('30s');
+    expect(parseSpec(minimal({ jobs: [{ module: 'http_2xx', targets: ['https://example.com'], scrapeInterval: '10s', scrapeTimeout: '5s' }] })).jobs[0]!.scrapeTimeout).toBe('5s');
+  });
+
+  it('keeps what the user set', () => {
+    const spec = parseSpec(fullSpec, { env: fullEnv });
+    expect(spec.namespace).toBe('observability');
+    expect(spec.exporter.resources.limits).toEqual({ cpu: '1', memory: '512Mi' });
+    expect(spec.jobs[1]).toMatchObject({ scrapeInterval: '1m', scrapeTimeout: '20s' });
+    expect(spec.searchEngine).toEqual({ url: 'https://search.example.com:9200', apiToken: { fromEnv: 'SEARCH_TOKEN' }, secretName: DEFAULTS.searchEngine.secretName });
+  });
+
+});
+
+describe('validation: one line naming the field and the fix', () => {
+  it('a job naming a module that does not exist', () => {
+    expect(problemsOf(minimal({ jobs: [{ module: 'http_3xx', targets: ['https://example.com'] }] }))).toEqual([
+      'jobs[0].module: module "http_3xx" is not defined; use one of: http_2xx, or define it under modules',
+    ]);
+  });
+
+  it('an empty target list', () => {
+    expect(problemsOf(minimal({ jobs: [{ module: 'http_2xx', targets: [] }] }))).toEqual(['jobs[0].targets: is empty; list at least one endpoint to probe']);
+  });
+
+  it('no jobs at all', () => {
+    expect(problemsOf(minimal({ jobs: [] }))).toEqual(['jobs: is empty; add at least one job with a module and its targets']);
+  });
+
+  it('scrapeTimeout longer than scrapeInterval', () => {
+    expect(problemsOf(minimal({ jobs: [{ module: 'http_2xx', targets: ['https://example.com'], scrapeInterval: '30s', scrapeTimeout: '45s' }] }))).toEqual([
+      'jobs[0].scrapeTimeout: 45s is longer than scrapeInterval 30s, which Prometheus refuses; lower scrapeTimeout or raise scrapeInterval',
+    ]);
+  });
+
+  it('a module timeout longer than its job scrapeTimeout', () => {
+    const input = minimal({
+      modules: { slow: { prober: 'http', timeout: '25s' } },
+      jobs: [{ name: 'slow', module: 'slow', targets: ['https://example.com'], scrapeTimeout: '20s' }],
+    });
+    expect(problemsOf(input)).toEqual([
+      'modules.slow.timeout: 25s is longer than scrapeTimeout 20s of job "slow", so probes would be cut short; lower the module\'s timeout or raise the job\'s scrapeTimeout',
+    ]);
+  });
+
+  it('duplicate job names', () => {
+    const input = minimal({ jobs: [{ module: 'http_2xx', targets: ['https://a.example'] }, { module: 'http_2xx', targets: ['https://b.example'] }] });
+    expect(problemsOf(input)).toEqual([
+      'jobs[1].name: "blackbox-exporter" is already the name of jobs[0]; Prometheus needs unique job names, so give this job a name of its own',
+    ]);
+  });
+
+  it('an unknown module field, with the likely intended one', () => {
+    expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', http: { methd: 'GET' } as never } } }))).toEqual([
+      'modules.http_2xx.http.methd: unknown field; did you mean "method"?',
+    ]);
+  });
+
+  it('an unknown field with no close match lists the fields', () => {
+    const [problem] = problemsOf(minimal({ modules: { http_2xx: { prober: 'http', zzzzzzzz: 1 } as never } }));
+    expect(problem).toBe('modules.http_2xx.zzzzzzzz: unknown field; remove it; the fields here are prober, timeout, http, tcp, icmp, dns, grpc');
+  });
+
+  it('an unknown spec field', () => {
+    expect(problemsOf({ ...minimal(), namespce: 'x' })).toEqual(['namespce: unknown field; did you mean "namespace"?']);
+  });
+
+  it('a bad value in a module', () => {
+    expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', timeout: '5 seconds' } } }))).toEqual([
+      'modules.http_2xx.timeout: must be a Prometheus duration such as 5s, 1m30s or 500ms',
+    ]);
+  });
+
+  it('an unknown preset', () => {
+    expect(problemsOf(minimal({ modules: { http_2xx: { preset: 'http_3xx' } as never } }))[0]).toMatch(/^modules\.http_2xx\.preset: /);
+  });
+
+  it('a regexp the exporter could not compile', () => {
+    expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', http: { fail_if_body_matches_regexp: ['(unclosed'] } } } }))[0]).toMatch(
+      /^modules\.http_2xx\.http\.fail_if_body_matches_regexp\[0\]: could not compile regular expression "\(unclosed": /,
+    );
+  });
+
+  it('settings of another prober', () => {
+    expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', tcp: {} } } }))).toEqual([
+      'modules.http_2xx.tcp: module has prober http but a tcp section; rename the section or the prober',
+    ]);
+  });
+
+  it('an unset token env var', () => {
+    const input = minimal({ searchEngine: { url: 'https://search.example.com', apiToken: { fromEnv: 'SEARCH_TOKEN' } } });
+    expect(problemsOf(input)).toEqual([
+      'searchEngine.apiToken.fromEnv: environment variable SEARCH_TOKEN is not set; export it before synth, or reference an existing Secret with existingSecret: { name, key }',
+    ]);
+    expect(() => parseSpec(input, { env: { SEARCH_TOKEN: 'x' } })).not.toThrow();
+  });
+
+  it('an unset env var behind a secret header', () => {
+    const input = minimal({ modules: { h: { preset: 'http_2xx_with_header', accessToken: { fromEnv: 'ACCESS_TOKEN' } } }, jobs: [{ module: 'h', targets: ['https://example.com'] }] });
+    expect(problemsOf(input)).toEqual([
+      'modules.h.http.headers.Authentication.fromEnv: environment variable ACCESS_TOKEN is not set; export it before synth, or reference an existing Secret with existingSecret: { name, key }',
+    ]);
+  });
+
+  it.each([
+    ['http', 'example.com', 'has no scheme; write https://example.com or http://example.com (the spec asks for the scheme, so that whether the probe uses TLS is written down)'],
+    ['http', 'localhost:8080/health', 'has no scheme; write https://localhost:8080/health or http://localhost:8080/health (the spec asks for the scheme, so that whether the probe uses TLS is written down)'],
+    ['http', 'https://', 'is not a URL; write it with its scheme, for example https://example.com/health'],
+    ['http', 'ftp://example.com', 'has scheme ftp; an http module probes http:// and https:// URLs'],
+    ['tcp', 'example.com', 'is not host:port; a tcp module needs the port, for example example.com:443 or [::1]:443'],
+    ['tcp', 'example.com:70000', 'has an invalid port 70000; use 1 to 65535'],
+    ['grpc', 'https://example.com', 'is not host:port; a grpc module needs the port, for example example.com:443 or [::1]:50051'],
+    ['grpc', 'https://grpc.example.com:443/health', "has a path /health, which the grpc prober does not use (it checks the module's grpc.service); write https://grpc.example.com:443"],
+    ['grpc', 'grpc.example.com:50051/grpc.health.v1.Health', "has a path /grpc.health.v1.Health, which the grpc prober does not use (it checks the module's grpc.service); write grpc.example.com:50051"],
+    ['grpc', 'https://example.com/health', 'is not host:port; a grpc module needs the port, for example example.com:443 or [::1]:50051'],
+    ['dns', 'https://ns.example.com', 'is not the address of a DNS server; write host or host:port, for example 1.1.1.1 or ns1.example.com:53'],
+    ['icmp', 'example.com:80', 'is not a host; an icmp module pings a host name or IP address, without scheme or port'],
+  ] as const)('a %s target %p', (prober, target, problem) => {
+    const module = prober === 'dns' ? { prober, dns: { query_name: 'example.com' } } : { prober };
+    expect(problemsOf(minimal({ modules: { m: module }, jobs: [{ module: 'm', targets: [target] }] }))).toEqual([`jobs[0].targets[0]: "${target}" ${problem}`]);
+  });
+
+  it.each([
+    ['http', 'http://[::1]:8080/x'],
+    ['tcp', '[::1]:22'],
+    ['tcp', '127.0.0.1:22'],
+    ['dns', '::1'],
+    ['dns', 'ns1.example.com:5353'],
+    ['icmp', '::1'],
+    ['icmp', 'host.example.com'],
+    ['grpc', 'grpc.example.com:50051'],
+    ['grpc', 'https://grpc.example.com:443'],
+    ['grpc', 'https://grpc.example.com:443/'],
+  ] as const)('accepts a %s target %p', (prober, target) => {
+    const module = prober === 'dns' ? { prober, dns: { query_name: 'example.com' } } : { prober };
+    expect(() => parseSpec(minimal({ modules: { m: module }, jobs: [{ module: 'm', targets: [target] }] }))).not.toThrow();
+  });
+
+  it('reports every problem at once, with the source first', () => {
+    try {
+      parseSpec(minimal({ jobs: [{ module: 'nope', targets: [] }] }), { source: 'probekit.yaml' });
+      throw new Error('accepted');
+    } catch (error) {
+      expect((error as Error).message.split('\n')).toEqual([
+        'probekit.yaml: jobs[0].module: module "nope" is not defined; use one of: http_2xx, or define it under modules',
+        'probekit.yaml: jobs[0].targets: is empty; list at least one endpoint to probe',
+      ]);
+    }
+  });
+
+});
+
+describe('every problem at once, in words', () => {
+  it('the problems of every part, also of parts that follow a part with schema problems', () => {
+    const input = {
+      namespce: 'x',
+      exporter: { replicas: 0 },
+      modules: { api: { preset: 'http_2xx_with_header' }, post: { preset: 'http_post_2xx', body: 12 }, '': { preset: 'http_2xx' }, m: { prober: 'http', timeout: '10s' } },
+      jobs: [
+        { module: 'nope', targets: ['https://example.com'], scrapeInterval: '15s', scrapeTimeout: '20s', labels: { 'bad-label': 'x' } },
+        { name: 'm', module: 'm', targets: ['ftp://example.com'], scrapeTimeout: '5s' },
+      ],
+    };
+    expect(problemsOf(input)).toEqual([
+      'namespce: unknown field; did you mean "namespace"?',
+      'exporter.replicas: must be at least 1',
+      'modules.api.accessToken: required: the token sent as "Authentication: Bearer <token>", as { fromEnv: VAR } or { existingSecret: { name, key } }',
+      'modules.post.body: must be a text, not number 12',
+      'modules[""]: a module needs a name; write one before the colon',
+      'jobs[0].labels.bad-label: name must be a Prometheus label name: letters, digits and _, not starting with a digit',
+      'jobs[0].scrapeTimeout: 20s is longer than scrapeInterval 15s, which Prometheus refuses; lower scrapeTimeout or raise scrapeInterval',
+      'jobs[0].module: module "nope" is not defined; use one of: api, post, m, or define it under modules',
+      'modules.m.timeout: 10s is longer than scrapeTimeout 5s of job "m", so probes would be cut short; lower the module\'s timeout or raise the job\'s scrapeTimeout',
+      'jobs[1].targets[0]: "ftp://example.com" has scheme ftp; an http module probes http:// and https:// URLs',
+    ]);
+  });
+
+  it('an empty spec, and one that is not a mapping', () => {
+    expect(problemsOf(null)).toEqual([
+      'the spec is empty; write at least jobs: with one job and the module it names, for example modules: { http_2xx: { preset: http_2xx } } and jobs: [{ module: http_2xx, targets: [https://example.com] }]',
+    ]);
+    expect(problemsOf(['jobs'])).toEqual(['the spec must be a mapping of its fields (namespace, exporter, modules, jobs, agent, searchEngine), not a list']);
+    expect(problemsOf({ modules: 'http_2xx', jobs: 'all' })).toEqual([
+      'modules: must be a mapping of module name to module, not the text "http_2xx"',
+      'jobs: must be a list of jobs, not the text "all"',
+    ]);
+  });
+
+  it('a job left out, and a job without its module and targets', () => {
+    expect(problemsOf({ modules: { m: { preset: 'http_2xx' } } })).toEqual(['jobs: required: list at least one job with a module and its targets']);
+    expect(problemsOf(minimal({ jobs: [{ name: 'j' } as never] }))).toEqual([
+      "jobs[0].module: required: name the module of modules that probes this job's targets",
+      'jobs[0].targets: required: list the endpoints to probe',
+    ]);
+  });
+
+  it('a job naming a module that has problems is not told the module is missing', () => {
+    expect(problemsOf(minimal({ modules: { m: { prober: 'http', timeout: 'soon' } }, jobs: [{ module: 'm', targets: ['https://example.com'] }] }))).toEqual([
+      'modules.m.timeout: must be a Prometheus duration such as 5s, 1m30s or 500ms',
+    ]);
+  });
+
+  it('a preset parameter that is missing, wrong or misspelt is named as the parameter', () => {
+    const withModule = (module: Record<string, unknown>) => minimal({ modules: { api: module as never }, jobs: [{ module: 'api', targets: ['https://example.com'] }] });
+    expect(problemsOf(withModule({ preset: 'http_post_2xx' }))).toEqual([
+      'modules.api.body: required: the JSON document the probe posts, as text (in YAML, quote it: body: \'{"check":"synthetic"}\')',
+    ]);
+    expect(problemsOf(withModule({ preset: 'http_2xx_with_header', acessToken: { fromEnv: 'T' } }))).toEqual([
+      'modules.api.accessToken: required: the token sent as "Authentication: Bearer <token>", as { fromEnv: VAR } or { existingSecret: { name, key } }',
+      'modules.api.acessToken: unknown field; did you mean "accessToken"?',
+    ]);
+    expect(problemsOf(withModule({ preset: 'http_2xx_with_header', accessToken: { fromEnv: 'T', existingSecret: { name: 's', key: 'k' } } }))).toEqual([
+      'modules.api.accessToken: give one of fromEnv: VAR (an environment variable read at synth) or existingSecret: { name, key } (a Secret in the cluster)',
+    ]);
+    expect(problemsOf(withModule({ preset: 'http_2xx', body: '{}' }))).toEqual(['modules.api.body: unknown field; remove it; the fields here are preset']);
+  });
+
+  it('an unknown preset names the likely one', () => {
+    expect(problemsOf(minimal({ modules: { http_2xx: { preset: 'http_2xxx' } as never } }))).toEqual([
+      'modules.http_2xx.preset: the text "http_2xxx" is not a preset; did you mean "http_2xx"? The presets are http_2xx, http_2xx_with_header, http_post_2xx, or leave preset out and write the module\'s own fields',
+    ]);
+  });
+
+  it('header values are text or secret references, each checked', () => {
+    const headers = { A: 5, B: { fromEnv: 'not a name' }, C: { fromEnvv: 'X' }, D: { existingSecret: { key: 'k' } }, E: { existingSecret: { name: 's', key: 'k' }, prefix: 'Bearer ' } };
+    expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', http: { headers } as never } } }))).toEqual([
+      'modules.http_2xx.http.headers.A: must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not a number',
+      'modules.http_2xx.http.headers.B.fromEnv: must be an environment variable name: letters, digits and _, not starting with a digit',
+      'modules.http_2xx.http.headers.C.fromEnvv: unknown field; did you mean "fromEnv"?',
+      'modules.http_2xx.http.headers.D.existingSecret.name: required: the name of the Secret',
+      'modules.http_2xx.http.headers.E.prefix: applies to fromEnv only; an existing Secret holds the whole value',
+    ]);
+  });
+
+  it('a module field of the wrong kind is said by its kind, never by its value, which may be a secret', () => {
+    const http = { basic_auth: { username: 'probe', password: 8675309 }, bearer_token: true, headers: { 'X-Api-Key': 4815162342 } };
+    const problems = problemsOf(minimal({ modules: { http_2xx: { prober: 'http', http } as never } }));
+    expect(problems).toEqual([
+      'modules.http_2xx.http.headers.X-Api-Key: must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not a number',
+      'modules.http_2xx.http.basic_auth.password: must be text, not a number',
+      'modules.http_2xx.http.bearer_token: must be text, not true or false',
+    ]);
+    for (const value of ['8675309', '4815162342']) expect(problems.join('\n')).not.toContain(value);
+  });
+
+  it('record keys and values of the wrong kind, in words', () => {
+    expect(problemsOf(minimal({ exporter: { replicas: 1.5, serviceName: 'Probe' }, jobs: [{ module: 'http_2xx', targets: ['https://example.com'], labels: { __name: 'x' } }] }))).toEqual([
+      'exporter.replicas: must be a whole number, not number 1.5',
+      'exporter.serviceName: must be a DNS-1035 label: lower case letters, digits and -, starting with a letter',
+      'jobs[0].labels.__name: name must not start with __, which Prometheus reserves for itself',
+    ]);
+  });
+});
