@@ -8,12 +8,21 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import { configSchema, grpcProbeSchema, httpProbeSchema, icmpProbeSchema, moduleSchema, tcpProbeSchema, type Config, type Module, type TlsConfig } from './schema';
-import { closestName, fieldsAt } from '../contract/problems';
-import { validateModule, type ConfigProblem } from './validate';
+import { formatProblem, schemaProblems, type FieldPath, type Problem } from '../contract/problems';
+import { validateModule } from './validate';
 
+/** A problem of the config file, with the line of the field it is about when the file has that field. */
+export interface LocatedProblem extends Problem {
+  readonly line?: number;
+}
+
+/** A config file the exporter refuses: every problem found, printed one per line as `file:line: field: fix`. */
 export class ConfigError extends Error {
-  constructor(readonly problems: readonly string[]) {
-    super(problems.join('\n'));
+  constructor(
+    readonly file: string,
+    readonly problems: readonly LocatedProblem[],
+  ) {
+    super(problems.map((problem) => formatProblem(problem, { source: file, line: problem.line })).join('\n'));
     this.name = 'ConfigError';
   }
 }
@@ -26,16 +35,10 @@ const DEFAULT_SECTIONS = {
   grpc: () => grpcProbeSchema.parse({}),
 } as const;
 
-type Path = ReadonlyArray<PropertyKey>;
-
-/** The 1-based line of `path` in the document (of the key when `key` is given), or of the nearest parent. */
-function lineOf(document: Document, lines: LineCounter, path: Path, key?: string): number | undefined {
+/** The 1-based line of the field at `path` in the document, or of its nearest parent the file has. */
+function lineOf(document: Document, lines: LineCounter, path: FieldPath): number | undefined {
   for (let depth = path.length; depth >= 0; depth -= 1) {
     const node = document.getIn(path.slice(0, depth) as unknown[], true);
-    if (depth === path.length && key !== undefined && isMap(node)) {
-      const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && item.key.value === key);
-      if (pair && isScalar(pair.key) && pair.key.range) return lines.linePos(pair.key.range[0]).line;
-    }
     // Point at the key of a mapping entry rather than at its (possibly empty) value.
     if (depth > 0) {
       const parent = document.getIn(path.slice(0, depth - 1) as unknown[], true);
@@ -49,30 +52,6 @@ function lineOf(document: Document, lines: LineCounter, path: Path, key?: string
     if (range) return lines.linePos(range[0]).line;
   }
   return undefined;
-}
-
-function dotted(path: Path): string {
-  return path.map(String).join('.');
-}
-
-/** One problem per issue of `schema`; `prefix` is where the validated value sits in the file. */
-function describeIssue(schema: z.ZodType, issue: z.core.$ZodIssue, prefix: Path): { path: Path; key?: string; message: string }[] {
-  if (issue.code === 'unrecognized_keys') {
-    const known = fieldsAt(schema, issue.path);
-    const path = [...prefix, ...issue.path];
-    return issue.keys.map((key) => {
-      const suggestion = closestName(key, known);
-      const fix = suggestion ? `did you mean ${JSON.stringify(suggestion)}?` : 'check its spelling or remove it';
-      return { path, key, message: `unknown field ${JSON.stringify(key)}${path.length ? ` in ${dotted(path)}` : ''}; ${fix}` };
-    });
-  }
-  issue = { ...issue, path: [...prefix, ...issue.path] } as z.core.$ZodIssue;
-  const field = issue.path.length ? dotted(issue.path) : 'config';
-  if (issue.code === 'invalid_value' && issue.path[issue.path.length - 1] === 'prober') {
-    return [{ path: issue.path, message: `${field}: prober ${JSON.stringify(issue.input)} is not supported; use one of ${issue.values.join(', ')}` }];
-  }
-  if (issue.code === 'invalid_type' && issue.input === undefined) return [{ path: issue.path, message: `${field} is required` }];
-  return [{ path: issue.path, message: `${field}: ${issue.message}` }];
 }
 
 /** YAML `key:` with nothing after it means "all defaults" upstream; drop those nulls before validation. */
@@ -129,18 +108,16 @@ export function parseConfig(text: string, file: string): Config {
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   if (document.errors.length > 0) {
-    throw new ConfigError(document.errors.map((error) => `${file}:${lines.linePos(error.pos[0]).line}: ${error.message.split('\n')[0]}`));
+    throw new ConfigError(
+      file,
+      document.errors.map((error) => ({ path: [], message: error.message.split('\n')[0], line: lines.linePos(error.pos[0]).line })),
+    );
   }
-  const at = (path: Path, key?: string): string => {
-    const line = lineOf(document, lines, path, key);
-    return line === undefined ? file : `${file}:${line}`;
-  };
-  const schemaProblems = (schema: z.ZodType, issues: readonly z.core.$ZodIssue[], prefix: Path): string[] =>
-    issues.flatMap((issue) => describeIssue(schema, issue, prefix)).map((problem) => `${at(problem.path, problem.key)}: ${problem.message}`);
+  const located = (problems: readonly Problem[]): LocatedProblem[] => problems.map((problem) => ({ ...problem, line: lineOf(document, lines, problem.path) }));
 
   const top = topLevelSchema.safeParse(dropNulls(document.toJS() ?? {}), { reportInput: true });
-  if (!top.success) throw new ConfigError(schemaProblems(topLevelSchema, top.error.issues, []));
-  const problems: string[] = [];
+  if (!top.success) throw new ConfigError(file, located(schemaProblems(topLevelSchema, top.error.issues)));
+  const problems: Problem[] = [];
   const modules: Record<string, Module> = {};
   const directory = dirname(resolve(file));
   for (const [name, input] of Object.entries(top.data.modules)) {
@@ -149,11 +126,10 @@ export function parseConfig(text: string, file: string): Config {
       problems.push(...schemaProblems(moduleSchema, parsed.error.issues, ['modules', name]));
       continue;
     }
-    const found: ConfigProblem[] = validateModule(name, parsed.data);
-    problems.push(...found.map((problem) => `${at(problem.path)}: ${dotted(problem.path)}: ${problem.message}`));
+    problems.push(...validateModule(name, parsed.data));
     modules[name] = completeModule(parsed.data, directory);
   }
-  if (problems.length > 0) throw new ConfigError(problems);
+  if (problems.length > 0) throw new ConfigError(file, located(problems));
   return { modules };
 }
 
@@ -162,7 +138,7 @@ export async function loadConfigFile(file: string): Promise<Config> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new ConfigError([`${file}: cannot read the config file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`]);
+    throw new ConfigError(file, [{ path: [], message: `cannot read the config file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }]);
   }
   return parseConfig(text, file);
 }

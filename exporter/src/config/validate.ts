@@ -6,11 +6,7 @@ import type { HttpProbe, Module } from './schema';
 import { compileGoRegexp } from './regexp';
 import { parseByteSize } from './size';
 import { PROBER_NAMES } from '../contract/endpoints';
-
-export interface ConfigProblem {
-  readonly path: ReadonlyArray<string | number>;
-  readonly message: string;
-}
+import type { FieldPath, Problem } from '../contract/problems';
 
 /** Fields the schema knows (they are upstream's) that this exporter does not implement: refused by name. */
 const UNSUPPORTED_HTTP_FIELDS = ['oauth2', 'no_proxy', 'proxy_from_environment', 'enable_http3'] as const;
@@ -18,9 +14,9 @@ const UNSUPPORTED_HTTP_FIELDS = ['oauth2', 'no_proxy', 'proxy_from_environment',
 /** Headers that http_headers may not set: each has its own field, or is the transport's business. */
 const RESERVED_HEADERS = ['authorization', 'host', 'content-length', 'transfer-encoding', 'connection', 'upgrade'];
 
-type Problems = ConfigProblem[];
+type Problems = Problem[];
 
-function checkRegexp(problems: Problems, path: ReadonlyArray<string | number>, source: string): void {
+function checkRegexp(problems: Problems, path: FieldPath, source: string): void {
   try {
     compileGoRegexp(source);
   } catch (error) {
@@ -28,7 +24,7 @@ function checkRegexp(problems: Problems, path: ReadonlyArray<string | number>, s
   }
 }
 
-function checkRegexps(problems: Problems, path: ReadonlyArray<string | number>, sources: readonly string[] | undefined): void {
+function checkRegexps(problems: Problems, path: FieldPath, sources: readonly string[] | undefined): void {
   sources?.forEach((source, index) => checkRegexp(problems, [...path, index], source));
 }
 
@@ -46,7 +42,7 @@ export function acceptEncodingAllows(compression: string, acceptEncoding: string
   });
 }
 
-function checkHttp(problems: Problems, base: ReadonlyArray<string | number>, http: HttpProbe): void {
+function checkHttp(problems: Problems, base: FieldPath, http: HttpProbe): void {
   const at = (...rest: Array<string | number>) => [...base, ...rest];
   for (const field of UNSUPPORTED_HTTP_FIELDS) {
     if (http[field] !== undefined && http[field] !== false) problems.push({ path: at(field), message: `${field} is not supported by probekit-exporter; remove it` });
@@ -94,7 +90,7 @@ function checkHttp(problems: Problems, base: ReadonlyArray<string | number>, htt
 }
 
 /** Problems of one module that passed the schema. */
-export function validateModule(name: string, module: Module): ConfigProblem[] {
+export function validateModule(name: string, module: Module): Problem[] {
   const problems: Problems = [];
   const base = ['modules', name];
   for (const section of PROBER_NAMES) {

@@ -8,6 +8,6 @@ export * from './problems';
 export * from './targets';
 export { EXPORTER_VERSION, EXPORTER_IMAGE } from '../version';
 export { moduleSchema, configSchema, type ModuleInput, type ConfigInput, type Module, type Config } from '../config/schema';
-export { validateModule, type ConfigProblem } from '../config/validate';
+export { validateModule } from '../config/validate';
 export { DURATION_HINT, parseDuration, formatDuration } from '../config/duration';
 export { parseByteSize } from '../config/size';

@@ -11,7 +11,7 @@ function problems(text: string): string[] {
   try {
     parseConfig(text, 'blackbox.yml');
   } catch (error) {
-    if (error instanceof ConfigError) return [...error.problems];
+    if (error instanceof ConfigError) return error.message.split("\n");
     throw error;
   }
   return [];
@@ -40,20 +40,20 @@ describe('config loading', () => {
 
   it('refuses an unknown field with file, line and field name, and names the field it likely meant', () => {
     expect(problems('modules:\n  m:\n    prober: http\n    http:\n      method: GET\n      metod: POST\n')).toEqual([
-      'blackbox.yml:6: unknown field "metod" in modules.m.http; did you mean "method"?',
+      'blackbox.yml:6: modules.m.http.metod: unknown field; did you mean "method"?',
     ]);
     expect(problems('modules:\n  m:\n    prober: tcp\n    tcp:\n      tls_config:\n        insecure_skip_verfy: true\n')).toEqual([
-      'blackbox.yml:6: unknown field "insecure_skip_verfy" in modules.m.tcp.tls_config; did you mean "insecure_skip_verify"?',
+      'blackbox.yml:6: modules.m.tcp.tls_config.insecure_skip_verfy: unknown field; did you mean "insecure_skip_verify"?',
     ]);
     expect(problems('modules:\n  m:\n    prober: http\n    colour: blue\n')).toEqual([
-      'blackbox.yml:4: unknown field "colour" in modules.m; check its spelling or remove it',
+      'blackbox.yml:4: modules.m.colour: unknown field; remove it; the fields here are prober, timeout, http, tcp, icmp, dns, grpc',
     ]);
-    expect(problems('modules: {}\nmodlues: {}\n')).toEqual(['blackbox.yml:2: unknown field "modlues"; did you mean "modules"?']);
+    expect(problems('modules: {}\nmodlues: {}\n')).toEqual(['blackbox.yml:2: modlues: unknown field; did you mean "modules"?']);
   });
 
   it('reports bad values at their line with the field path', () => {
     expect(problems('modules:\n  m:\n    prober: http\n    timeout: 5 seconds\n')).toEqual(['blackbox.yml:4: modules.m.timeout: must be a Prometheus duration such as 5s, 1m30s or 500ms']);
-    expect(problems('modules:\n  m:\n    prober: smtp\n')).toEqual(['blackbox.yml:3: modules.m.prober: prober "smtp" is not supported; use one of http, tcp, dns, icmp, grpc']);
+    expect(problems('modules:\n  m:\n    prober: smtp\n')).toEqual(['blackbox.yml:3: modules.m.prober: the text "smtp" is not allowed; use one of http, tcp, dns, icmp, grpc']);
     expect(problems('modules: [\n')[0]).toMatch(/^blackbox\.yml:\d+: /);
   });
 
@@ -138,25 +138,25 @@ describe('sizes', () => {
  * must be refused with a problem that names its file and line, and the field the fix is in.
  */
 const REFUSED: ReadonlyArray<readonly [string, string, RegExp]> = [
-  ['an unknown prober', 'prober: ping-pong\n    http: {}', /prober "ping-pong" is not supported/],
+  ['an unknown prober', 'prober: ping-pong\n    http: {}', /prober: the text "ping-pong" is not allowed; use one of http, /],
   ['a section without its prober', 'prober: tcp\n    http:\n      method: GET', /module has prober tcp but a http section/],
-  ['an unknown field', 'prober: http\n    http:\n      methd: POST', /unknown field "methd".*did you mean "method"/],
+  ['an unknown field', 'prober: http\n    http:\n      methd: POST', /http\.methd: unknown field; did you mean "method"/],
   ['body and body_file together', 'prober: http\n    http:\n      body: hello\n      body_file: hello.txt', /set body or body_file, not both/],
   ['bearer_token and bearer_token_file together', 'prober: http\n    http:\n      bearer_token: a\n      bearer_token_file: b', /set bearer_token or bearer_token_file, not both/],
   ['two authentication schemes', 'prober: http\n    http:\n      bearer_token: a\n      basic_auth: { username: u, password: p }', /set only one of basic_auth, bearer_token/],
-  ['a body regexp that does not compile', "prober: http\n    http:\n      fail_if_body_matches_regexp: ['(unclosed']", /fail_if_body_matches_regexp\.0: could not compile/],
-  ['a negated body regexp that does not compile', "prober: http\n    http:\n      fail_if_body_not_matches_regexp: ['[z-a]']", /fail_if_body_not_matches_regexp\.0: could not compile/],
-  ['a header regexp that does not compile', "prober: http\n    http:\n      fail_if_header_matches:\n        - { header: Server, regexp: '(?<' }", /fail_if_header_matches\.0\.regexp: could not compile/],
-  ['a header check without its regexp', 'prober: http\n    http:\n      fail_if_header_not_matches:\n        - { header: Server }', /regexp is required/],
+  ['a body regexp that does not compile', "prober: http\n    http:\n      fail_if_body_matches_regexp: ['(unclosed']", /fail_if_body_matches_regexp\[0\]: could not compile/],
+  ['a negated body regexp that does not compile', "prober: http\n    http:\n      fail_if_body_not_matches_regexp: ['[z-a]']", /fail_if_body_not_matches_regexp\[0\]: could not compile/],
+  ['a header regexp that does not compile', "prober: http\n    http:\n      fail_if_header_matches:\n        - { header: Server, regexp: '(?<' }", /fail_if_header_matches\[0\]\.regexp: could not compile/],
+  ['a header check without its regexp', 'prober: http\n    http:\n      fail_if_header_not_matches:\n        - { header: Server }', /fail_if_header_not_matches\[0\]\.regexp: is required/],
   ['an Accept-Encoding that refuses the configured compression', 'prober: http\n    http:\n      compression: br\n      headers:\n        accept-ENCODING: gzip', /refuses the configured compression "br"/],
   ['an Accept-Encoding that refuses every encoding', "prober: http\n    http:\n      compression: deflate\n      headers:\n        Accept-Encoding: '*;q=0'", /refuses the configured compression "deflate"/],
   ['HTTP/3, which no Node client speaks', 'prober: http\n    http:\n      enable_http3: true', /enable_http3 is not supported/],
-  ['a dns module without a query name', 'prober: dns\n    dns:\n      query_type: MX', /modules\.checked\.dns\.query_name is required/],
+  ['a dns module without a query name', 'prober: dns\n    dns:\n      query_type: MX', /modules\.checked\.dns\.query_name: is required/],
   ['a dns query class that does not exist', 'prober: dns\n    dns:\n      query_name: example.org\n      query_class: XX', /query_class/],
   ['a dns query type that does not exist', 'prober: dns\n    dns:\n      query_name: example.org\n      query_type: AAAAA', /query_type/],
-  ['an icmp TTL above 255', 'prober: icmp\n    icmp:\n      ttl: 300', /must be between 0 and 255/],
-  ['a negative icmp TTL', 'prober: icmp\n    icmp:\n      ttl: -3', /must be between 0 and 255/],
-  ['a query_response regexp that does not compile', "prober: tcp\n    tcp:\n      query_response:\n        - expect: '+OK'", /query_response\.0\.expect: could not compile/],
+  ['an icmp TTL above 255', 'prober: icmp\n    icmp:\n      ttl: 300', /icmp\.ttl: must be at most 255/],
+  ['a negative icmp TTL', 'prober: icmp\n    icmp:\n      ttl: -3', /icmp\.ttl: must be at least 0/],
+  ['a query_response regexp that does not compile', "prober: tcp\n    tcp:\n      query_response:\n        - expect: '+OK'", /query_response\[0\]\.expect: could not compile/],
 ];
 
 describe('configs the exporter refuses', () => {
