@@ -24,7 +24,7 @@ import { portNumber, splitHostPort } from './shared/host-port';
 import { beforeDeadline } from './shared/deadline';
 import { recordText, type DecodedRecord } from './shared/dns-record-text';
 import { Resources } from './shared/resources';
-import { openStream, type Endpoint } from './shared/stream';
+import { dial, type Endpoint } from './shared/dial';
 import { tlsConnectionOptions } from './shared/tls';
 import type { ProbeDeadline, ProbeLogger, Prober } from './types';
 
@@ -99,7 +99,7 @@ async function exchangeStream(
   const started = performance.now();
   const resources = new Resources();
   try {
-    const socket = await openStream(deadline, endpoint, tlsOptions, resources);
+    const socket = await dial(deadline, endpoint, tlsOptions, resources);
     phases.connect = seconds(started);
     const requestStarted = performance.now();
     const length = Buffer.alloc(2);

@@ -3,7 +3,7 @@
  * answer is SERVING. Each probe has its own channel, closed when the probe ends, whatever happened.
  */
 import { isIP } from 'node:net';
-import { connect as connectTls, type ConnectionOptions, type TLSSocket } from 'node:tls';
+import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import { CallCredentials, ChannelCredentials, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { Gauge } from 'prom-client';
 import { grpcProbeSchema } from '../config/schema';
@@ -11,9 +11,10 @@ import { GRPC_PHASES, PROBE_GRPC_DURATION, PROBE_GRPC_HEALTHCHECK_RESPONSE, PROB
 import { resolveTargetAddress } from './shared/address';
 import { HealthClient, SERVING_STATUSES, type HealthCheckResponse, type ServingStatus } from './shared/grpc-health';
 import { portNumber, splitHostPort } from './shared/host-port';
+import { secureSocket } from './shared/dial';
 import { Resources } from './shared/resources';
 import { recordTlsMetrics, tlsConnectionOptions } from './shared/tls';
-import type { Prober } from './types';
+import type { ProbeDeadline, Prober } from './types';
 
 /** Upstream's grpc prober reports neither the last chain expiry nor the cipher. */
 const GRPC_TLS_METRICS = { lastChainExpiry: false, cipher: false } as const;
@@ -24,14 +25,16 @@ type SecureConnector = ReturnType<ChannelCredentials['_createSecureConnector']>;
  * Channel credentials that keep hold of every socket the channel opens, so the probe can destroy them
  * when it ends, and that refuse to connect once the probe is over: grpc-js 1.14 lets a subchannel whose
  * handshake failed reconnect after its backoff even when its channel was closed, which would reach the
- * target again about a second after the probe. With TLS options they handshake with exactly those (built
- * from tls_config by the shared TLS helper) and hand the TLS socket to `onSecure`, as grpc-js tells a
- * client nothing about the TLS session it made. The connector seam is part of grpc-js's typings.
+ * target again about a second after the probe. grpc-js opens the TCP connection itself (it has no seam for
+ * a dialer of ours); with TLS options the handshake over it is the probers' own (`secureSocket`, with
+ * the options the shared TLS helper built from tls_config), and the TLS socket goes to `onSecure`, as
+ * grpc-js tells a client nothing about the TLS session it made. The connector seam is part of grpc-js's typings.
  */
 class ProbeCredentials extends ChannelCredentials {
   private closed = false;
 
   constructor(
+    private readonly deadline: ProbeDeadline,
     private readonly resources: Resources,
     private readonly tls: ConnectionOptions | undefined,
     private readonly onSecure: (socket: TLSSocket) => void = () => undefined,
@@ -63,18 +66,10 @@ class ProbeCredentials extends ChannelCredentials {
           return Promise.reject(probeOver());
         }
         this.resources.add(socket);
-        const tls = this.tls;
-        if (!tls) return Promise.resolve({ socket, secure: false });
-        return new Promise((resolve, reject) => {
-          const secured = connectTls({ ...tls, socket, ALPNProtocols: ['h2'] }, () => {
-            if (tls.rejectUnauthorized !== false && !secured.authorized) {
-              reject(secured.authorizationError);
-              return;
-            }
-            this.onSecure(secured);
-            resolve({ socket: secured, secure: true });
-          });
-          this.resources.add(secured).on('error', reject);
+        if (!this.tls) return Promise.resolve({ socket, secure: false });
+        return secureSocket(this.deadline, 'tls', socket, { ...this.tls, ALPNProtocols: ['h2'] }, this.resources).then((secured) => {
+          this.onSecure(secured);
+          return { socket: secured, secure: true };
         });
       },
       getCallCredentials: () => CallCredentials.createEmpty(),
@@ -132,7 +127,7 @@ export const probeGrpc: Prober = async (deadline, target, module, registry, logg
     }
   }
   const resources = new Resources();
-  const channelCredentials = new ProbeCredentials(resources, tlsOptions, (socket) => {
+  const channelCredentials = new ProbeCredentials(deadline, resources, tlsOptions, (socket) => {
     tlsSocket = socket;
   });
 

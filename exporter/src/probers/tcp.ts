@@ -13,7 +13,7 @@ import { resolveTargetAddress } from './shared/address';
 import { beforeDeadline } from './shared/deadline';
 import { portNumber, splitHostPort } from './shared/host-port';
 import { Resources } from './shared/resources';
-import { openStream, secureStream } from './shared/stream';
+import { dial, secureSocket } from './shared/dial';
 import { recordTlsMetrics, tlsConnectionOptions } from './shared/tls';
 import type { ProbeDeadline, ProbeLogger, Prober } from './types';
 
@@ -106,7 +106,7 @@ interface Connection {
   readonly resources: Resources;
 }
 
-async function dial(
+async function openConnection(
   deadline: ProbeDeadline,
   host: string,
   port: number,
@@ -120,7 +120,7 @@ async function dial(
   const tlsOptions = settings.tls ? await tlsConnectionOptions(settings.tls_config, host) : undefined;
   logger.info(settings.tls ? 'Dialing TCP with TLS' : 'Dialing TCP without TLS', { address: resolved.address, port });
   const endpoint = { address: resolved.address, port, family: resolved.family, source: settings.source_ip_address };
-  const socket = await openStream(deadline, endpoint, tlsOptions, resources);
+  const socket = await dial(deadline, endpoint, tlsOptions, resources);
   if (tlsOptions) recordTlsMetrics(socket as TLSSocket, registry, !settings.tls_config.insecure_skip_verify, TCP_TLS_METRICS);
   return socket;
 }
@@ -128,7 +128,7 @@ async function dial(
 async function startTls(connection: Connection, deadline: ProbeDeadline, host: string, settings: TcpProbe, registry: Registry): Promise<void> {
   const options = await tlsConnectionOptions(settings.tls_config, host);
   connection.reader.detach();
-  const secured = await secureStream(deadline, 'starttls', connection.socket, options, connection.resources);
+  const secured = await secureSocket(deadline, 'starttls', connection.socket, options, connection.resources);
   connection.socket = secured;
   connection.reader = new StreamReader(secured);
   recordTlsMetrics(secured, registry, !settings.tls_config.insecure_skip_verify, TCP_TLS_METRICS);
@@ -233,7 +233,7 @@ export const probeTcp: Prober = async (deadline, target, module, registry, logge
   }
   const resources = new Resources();
   try {
-    const socket = await dial(deadline, split.host, port, settings, registry, logger, resources);
+    const socket = await openConnection(deadline, split.host, port, settings, registry, logger, resources);
     const connection: Connection = { socket, reader: new StreamReader(socket), resources };
     logger.info('Successfully dialed');
     const work = queryResponses(connection, steps, deadline, split.host, settings, registry, logger, failedDueToRegex, failedDueToBytes);
