@@ -7,7 +7,9 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
-import { configSchema, grpcProbeSchema, httpProbeSchema, icmpProbeSchema, moduleSchema, tcpProbeSchema, type Config, type Module, type TlsConfig } from './schema';
+import { configSchema, moduleSchema, type Config, type Module } from './schema';
+import type { TlsConfig } from '../probers/shared/tls-config';
+import { PROBER_DEFINITIONS } from '../probers/registry';
 import { formatProblem, schemaProblems, type FieldPath, type Problem } from '../contract/problems';
 import { validateModule } from './validate';
 
@@ -26,14 +28,6 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
-
-/** The default section of each prober, for modules that leave it out (upstream fills it in the same way). */
-const DEFAULT_SECTIONS = {
-  http: () => httpProbeSchema.parse({}),
-  tcp: () => tcpProbeSchema.parse({}),
-  icmp: () => icmpProbeSchema.parse({}),
-  grpc: () => grpcProbeSchema.parse({}),
-} as const;
 
 /** The 1-based line of the field at `path` in the document, or of its nearest parent the file has. */
 function lineOf(document: Document, lines: LineCounter, path: FieldPath): number | undefined {
@@ -75,7 +69,7 @@ function tlsFilesFrom(directory: string, tls: TlsConfig): TlsConfig {
 function completeModule(module: Module, directory: string): Module {
   const filled: Module = { ...module };
   if (module.prober !== 'dns' && filled[module.prober] === undefined) {
-    (filled as Record<string, unknown>)[module.prober] = DEFAULT_SECTIONS[module.prober]();
+    (filled as Record<string, unknown>)[module.prober] = PROBER_DEFINITIONS[module.prober].schema.parse({});
   }
   for (const section of ['tcp', 'dns', 'grpc'] as const) {
     const settings = filled[section];

@@ -4,6 +4,12 @@
  * so that a pattern never silently means something else.
  */
 
+import { z } from 'zod';
+import type { FieldPath, Problem } from '../contract/problems';
+
+/** A regular expression as written in the file; the config loader compiles (and so checks) it. */
+export const regexpSchema = z.string();
+
 const POSIX_CLASSES: Record<string, string> = {
   alnum: '0-9A-Za-z',
   alpha: 'A-Za-z',
@@ -74,6 +80,21 @@ function translateGoRegexp(source: string): RegExp {
   } catch (error) {
     throw new RegexpError((error as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /, ''));
   }
+}
+
+/** The problem of the pattern at `path` when it does not compile: none, or one. */
+export function regexpProblem(path: FieldPath, source: string): Problem[] {
+  try {
+    compileGoRegexp(source);
+    return [];
+  } catch (error) {
+    return [{ path, message: `could not compile regular expression ${JSON.stringify(source)}: ${(error as Error).message}` }];
+  }
+}
+
+/** The problems of the patterns of the list at `path`. */
+export function regexpListProblems(path: FieldPath, sources: readonly string[] | undefined): Problem[] {
+  return (sources ?? []).flatMap((source, index) => regexpProblem([...path, index], source));
 }
 
 /**

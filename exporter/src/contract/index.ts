@@ -6,6 +6,7 @@
 export * from './endpoints';
 export * from './problems';
 export * from './targets';
+export { PROBER_NAMES, type ProberName } from '../probers/registry';
 export { EXPORTER_VERSION, EXPORTER_IMAGE } from '../version';
 export { moduleSchema, configSchema, type ModuleInput, type ConfigInput, type Module, type Config } from '../config/schema';
 export { validateModule } from '../config/validate';

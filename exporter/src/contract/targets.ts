@@ -3,7 +3,7 @@
  * checks its jobs' targets with this, so a target the spec accepts is one the exporter can probe.
  */
 import { isIP } from 'node:net';
-import type { ProberName } from './endpoints';
+import type { ProberName } from '../probers/registry';
 import { portNumber, splitHostPort, type HostPort } from '../probers/shared/host-port';
 
 const HOSTNAME = /^(?=.{1,253}$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*\.?$/;

@@ -1,15 +1,16 @@
 /**
- * The probers by the name a module's `prober` field uses. Adding a prober is one file plus one line here.
+ * The probe function of each prober, by the name a module's `prober` field uses. The names come from the
+ * definitions (./registry.ts), which the contract loads without this file's runtime dependencies.
  */
-import type { ProberName } from '../contract/endpoints';
-import { probeDns } from './dns';
-import { probeGrpc } from './grpc';
-import { probeHttp } from './http';
-import { probeIcmp } from './icmp';
-import { probeTcp } from './tcp';
+import type { ProberName } from './registry';
+import { probeDns } from './dns/probe';
+import { probeGrpc } from './grpc/probe';
+import { probeHttp } from './http/probe';
+import { probeIcmp } from './icmp/probe';
+import { probeTcp } from './tcp/probe';
 import type { Prober } from './types';
 
-export const PROBERS: Record<ProberName, Prober> = {
+export const PROBERS: { readonly [N in ProberName]: Prober } = {
   http: probeHttp,
   tcp: probeTcp,
   dns: probeDns,

@@ -53,13 +53,13 @@ describe('config loading', () => {
 
   it('reports bad values at their line with the field path', () => {
     expect(problems('modules:\n  m:\n    prober: http\n    timeout: 5 seconds\n')).toEqual(['blackbox.yml:4: modules.m.timeout: must be a Prometheus duration such as 5s, 1m30s or 500ms']);
-    expect(problems('modules:\n  m:\n    prober: smtp\n')).toEqual(['blackbox.yml:3: modules.m.prober: the text "smtp" is not allowed; use one of http, tcp, dns, icmp, grpc']);
+    expect(problems('modules:\n  m:\n    prober: smtp\n')).toEqual(['blackbox.yml:3: modules.m.prober: the text "smtp" is not allowed; use one of http, tcp, icmp, dns, grpc']);
     expect(problems('modules: [\n')[0]).toMatch(/^blackbox\.yml:\d+: /);
   });
 
   it('checks rules across fields', () => {
     expect(problems('modules:\n  m:\n    prober: http\n    tcp: {}\n')).toEqual(['blackbox.yml:4: modules.m.tcp: module has prober http but a tcp section; rename the section or the prober']);
-    expect(problems('modules:\n  m:\n    prober: dns\n')).toEqual(['blackbox.yml:3: modules.m.prober: a dns module needs dns.query_name']);
+    expect(problems('modules:\n  m:\n    prober: dns\n')).toEqual(['blackbox.yml:3: modules.m.prober: a dns module needs its dns section; add dns.query_name']);
     expect(problems('modules:\n  m:\n    prober: http\n    http:\n      oauth2:\n        client_id: a\n        token_url: http://127.0.0.1/\n')).toEqual([
       'blackbox.yml:5: modules.m.http.oauth2: oauth2 is not supported by probekit-exporter; remove it',
     ]);

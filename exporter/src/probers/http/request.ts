@@ -2,7 +2,7 @@
  * What an http module sends: method, headers (plain, from http_headers with their files, credentials)
  * and body. Files are read at every probe, so a rotated token or body is picked up without a reload.
  */
-import type { HttpProbe } from '../../config/schema';
+import type { HttpSection } from './definition';
 import { readConfiguredFile } from '../shared/config-file';
 
 /** Go's http.Header.Set canonical form: `content-type` becomes `Content-Type`. */
@@ -27,7 +27,7 @@ async function readTrimmed(field: string, path: string): Promise<string> {
   return (await readConfiguredFile(field, path)).toString('utf8').trim();
 }
 
-async function authorizationHeader(http: HttpProbe): Promise<string | undefined> {
+async function authorizationHeader(http: HttpSection): Promise<string | undefined> {
   if (http.basic_auth) {
     const { username, username_file, password, password_file } = http.basic_auth;
     const user = username_file ? await readTrimmed('basic_auth.username_file', username_file) : (username ?? '');
@@ -45,7 +45,7 @@ async function authorizationHeader(http: HttpProbe): Promise<string | undefined>
 }
 
 /** The request an http module describes; `hostname` is the probe's `hostname` parameter. Rejects naming the field of a file it cannot read. */
-export async function requestContent(http: HttpProbe, userAgent: string, hostname: string | undefined): Promise<RequestContent> {
+export async function requestContent(http: HttpSection, userAgent: string, hostname: string | undefined): Promise<RequestContent> {
   const headers = new Map<string, string[]>();
   let host = hostname;
   for (const [name, value] of Object.entries(http.headers ?? {})) {

@@ -13,7 +13,7 @@ import {
   type TLSSocket,
 } from 'node:tls';
 import { Gauge, type Registry } from 'prom-client';
-import type { TlsConfig } from '../../config/schema';
+import type { TlsConfig } from './tls-config';
 import { readConfiguredFile } from './config-file';
 import { trustAnchors, verifiedChain } from './trust-anchors';
 import {

@@ -5,7 +5,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
-import { tlsConfigSchema, type TlsConfig } from '../../../src/config/schema';
+import { tlsConfigSchema, type TlsConfig } from '../../../src/probers/shared/tls-config';
 import { recordTlsMetrics, tlsConnectionOptions, UNVERIFIED_CHAIN_EXPIRY } from '../../../src/probers/shared/tls';
 import { makeTlsFixtures, type TlsFixtures } from '../../../../test/support/tls-fixtures';
 import { metricValue, parseMetrics } from '../../../../test/support/metrics-text';

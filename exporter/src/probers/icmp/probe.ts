@@ -3,12 +3,12 @@
  * the deadline. As upstream on Linux, it tries the kernel's unprivileged ping socket first and a raw
  * socket (root or CAP_NET_RAW) second; without either the probe fails with a line saying what is missing.
  */
-import type { IcmpProbe } from '../config/schema';
-import { icmpProbeSchema } from '../config/schema';
-import { ICMP_PHASES, PROBE_ICMP_DURATION, PROBE_ICMP_REPLY_HOP_LIMIT, gauge } from '../metrics';
-import { resolveTargetAddress } from './shared/address';
-import { openIcmpSocket, type IcmpFamily, type IcmpSocket, type IcmpSocketError } from './shared/icmp-socket';
-import type { ProbeDeadline, ProbeLogger, Prober } from './types';
+import { icmpSectionSchema, type IcmpSection } from './definition';
+import { gauge } from '../../metrics';
+import { ICMP_PHASES, PROBE_ICMP_DURATION, PROBE_ICMP_REPLY_HOP_LIMIT } from './metrics';
+import { resolveTargetAddress } from '../shared/address';
+import { openIcmpSocket, type IcmpFamily, type IcmpSocket, type IcmpSocketError } from './socket';
+import type { ProbeDeadline, ProbeLogger, Prober } from '../types';
 
 /** The payload upstream sends, so that a capture of either exporter looks the same. */
 const PAYLOAD_TEXT = 'Prometheus Blackbox Exporter';
@@ -80,7 +80,7 @@ const PERMISSION_ERRORS = new Set(['EPERM', 'EACCES']);
  * A ping socket if the kernel allows one to this process's group (net.ipv4.ping_group_range), else a raw
  * socket. Throws with the capability named when neither is allowed.
  */
-function openEchoSocket(family: IcmpFamily, settings: IcmpProbe, onMessage: (message: Buffer, from: string, hopLimit: number, raw: boolean) => void, logger: ProbeLogger): OpenedSocket {
+function openEchoSocket(family: IcmpFamily, settings: IcmpSection, onMessage: (message: Buffer, from: string, hopLimit: number, raw: boolean) => void, logger: ProbeLogger): OpenedSocket {
   const common = { family, source: settings.source_ip_address, ttl: settings.ttl, dontFragment: settings.dont_fragment };
   let pingError: IcmpSocketError;
   try {
@@ -106,7 +106,7 @@ function openEchoSocket(family: IcmpFamily, settings: IcmpProbe, onMessage: (mes
 }
 
 export const probeIcmp: Prober = async (deadline, target, module, registry, logger) => {
-  const settings = module.icmp ?? icmpProbeSchema.parse({});
+  const settings = module.icmp ?? icmpSectionSchema.parse({});
   const durations = gauge(registry, PROBE_ICMP_DURATION, ['phase']);
   for (const phase of ICMP_PHASES) durations.set({ phase }, 0);
 

@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { echoPayload, echoRequest, isExpectedReply } from '../../src/probers/icmp';
-import { openIcmpSocket, type IcmpSocket } from '../../src/probers/shared/icmp-socket';
-import type { ModuleInput } from '../../src/config/schema';
-import { metricValue } from '../../../test/support/metrics-text';
-import { rawSocketsAllowed } from '../support/icmp-privileges';
-import { runModule, type ProbeRun } from '../support/probe-run';
-import { requireBinary } from '../../../test/support/integration';
+import { echoPayload, echoRequest, isExpectedReply } from '../../../src/probers/icmp/probe';
+import { openIcmpSocket, type IcmpSocket } from '../../../src/probers/icmp/socket';
+import type { ModuleInput } from '../../../src/config/schema';
+import { metricValue } from '../../../../test/support/metrics-text';
+import { rawSocketsAllowed } from '../../support/icmp-privileges';
+import { runModule, type ProbeRun } from '../../support/probe-run';
+import { requireBinary } from '../../../../test/support/integration';
 
 type IcmpSettings = NonNullable<ModuleInput['icmp']>;
 
@@ -155,8 +155,8 @@ function probeInChild(
   icmp: IcmpSettings,
   timeoutMs = 2000,
 ): ChildRun {
-  const tsx = join(__dirname, '../../../node_modules/.bin/tsx');
-  const child = join(__dirname, '../support/icmp-probe-child.ts');
+  const tsx = join(__dirname, '../../../../node_modules/.bin/tsx');
+  const child = join(__dirname, '../../support/icmp-probe-child.ts');
   let command = [tsx, child, target, JSON.stringify(icmp), String(timeoutMs)].map(quote).join(' ');
   if (options.dropNetRaw) command = `/usr/bin/setpriv --bounding-set=-net_raw -- ${command}`;
   if (options.nobody) {
@@ -192,7 +192,7 @@ describePrivileges('icmp prober under other privileges and networks (child proce
   // The child runs this checkout's files as nobody: only where they are readable to others (not under /root, say).
   const nobodyCanRead = (() => {
     try {
-      execFileSync('/usr/bin/setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--', 'test', '-r', join(__dirname, '../support/icmp-probe-child.ts')]);
+      execFileSync('/usr/bin/setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--', 'test', '-r', join(__dirname, '../../support/icmp-probe-child.ts')]);
       return true;
     } catch {
       return false;

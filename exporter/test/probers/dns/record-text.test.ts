@@ -1,5 +1,5 @@
 import * as dnsPacket from 'dns-packet';
-import { recordText } from '../../../src/probers/shared/dns-record-text';
+import { recordText } from '../../../src/probers/dns/record-text';
 
 /** Records through the wire and back, so the formatter sees what the prober sees. */
 function decoded(answers: dnsPacket.Answer[]) {

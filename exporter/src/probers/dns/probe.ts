@@ -7,26 +7,18 @@ import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { randomInt } from 'node:crypto';
 import type { Socket } from 'node:net';
 import * as dnsPacket from 'dns-packet';
-import { DNS_RCODES, type DnsProbe, type DnsRrValidator } from '../config/schema';
-import { compileGoRegexp } from '../config/regexp';
-import {
-  DNS_PHASES,
-  PROBE_DNS_ADDITIONAL_RRS,
-  PROBE_DNS_ANSWER_RRS,
-  PROBE_DNS_AUTHORITY_RRS,
-  PROBE_DNS_DURATION,
-  PROBE_DNS_QUERY_SUCCEEDED,
-  PROBE_DNS_SERIAL,
-  gauge,
-} from '../metrics';
-import { resolveTargetAddress } from './shared/address';
-import { portNumber, splitHostPort } from './shared/host-port';
-import { beforeDeadline } from './shared/deadline';
-import { recordText, type DecodedRecord } from './shared/dns-record-text';
-import { Resources } from './shared/resources';
-import { dial, type Endpoint } from './shared/dial';
-import { tlsConnectionOptions } from './shared/tls';
-import type { ProbeDeadline, ProbeLogger, Prober } from './types';
+import { DNS_RCODES, type DnsSection, type DnsRrValidator } from './definition';
+import { compileGoRegexp } from '../../config/regexp';
+import { gauge } from '../../metrics';
+import { DNS_PHASES, PROBE_DNS_ADDITIONAL_RRS, PROBE_DNS_ANSWER_RRS, PROBE_DNS_AUTHORITY_RRS, PROBE_DNS_DURATION, PROBE_DNS_QUERY_SUCCEEDED, PROBE_DNS_SERIAL } from './metrics';
+import { resolveTargetAddress } from '../shared/address';
+import { portNumber, splitHostPort } from '../shared/host-port';
+import { beforeDeadline } from '../shared/deadline';
+import { recordText, type DecodedRecord } from './record-text';
+import { Resources } from '../shared/resources';
+import { dial, type Endpoint } from '../shared/dial';
+import { tlsConnectionOptions } from '../shared/tls';
+import type { ProbeDeadline, ProbeLogger, Prober } from '../types';
 
 const DEFAULT_PORT = { plain: 53, tls: 853 } as const;
 
@@ -90,7 +82,7 @@ function readFramedMessage(stream: Socket): Promise<Buffer> {
 async function exchangeStream(
   query: Buffer,
   endpoint: Endpoint,
-  tls: { serverName: string; settings: DnsProbe } | undefined,
+  tls: { serverName: string; settings: DnsSection } | undefined,
   deadline: ProbeDeadline,
   phases: PhaseTimes,
 ): Promise<Buffer> {

@@ -8,11 +8,11 @@ import { once } from 'node:events';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix, resolve } from 'node:path';
-import { rawSocketsAllowed } from '../support/icmp-privileges';
-import { metricValue, parseMetrics } from '../../../test/support/metrics-text';
-import { freePort } from '../../../test/support/reference-exporter';
+import { rawSocketsAllowed } from '../../support/icmp-privileges';
+import { metricValue, parseMetrics } from '../../../../test/support/metrics-text';
+import { freePort } from '../../../../test/support/reference-exporter';
 
-const ROOT = resolve(__dirname, '../../..');
+const ROOT = resolve(__dirname, '../../../..');
 const ADDON = join(ROOT, 'exporter/native/build/Release/icmp_socket.node');
 const ADDON_UNDER_BUNDLE = 'native/build/Release/icmp_socket.node';
 

@@ -8,31 +8,20 @@ import type { ConnectionOptions } from 'node:tls';
 import { Transform, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import type { Gauge } from 'prom-client';
-import type { HttpProbe } from '../config/schema';
-import { compileGoRegexp } from '../config/regexp';
-import { parseByteSize } from '../config/size';
-import { httpProbeSchema } from '../config/schema';
-import {
-  HTTP_PHASES,
-  PROBE_FAILED_DUE_TO_REGEX,
-  PROBE_HTTP_CONTENT_LENGTH,
-  PROBE_HTTP_DURATION,
-  PROBE_HTTP_LAST_MODIFIED,
-  PROBE_HTTP_REDIRECTS,
-  PROBE_HTTP_SSL,
-  PROBE_HTTP_STATUS_CODE,
-  PROBE_HTTP_UNCOMPRESSED_BODY_LENGTH,
-  PROBE_HTTP_VERSION,
-  gauge,
-} from '../metrics';
-import { EXPORTER_USER_AGENT } from '../version';
-import { resolveTargetAddress, unbracket } from './shared/address';
-import { beforeDeadline } from './shared/deadline';
-import { recordTlsMetrics, tlsConnectionOptions } from './shared/tls';
-import type { ProbeDeadline, ProbeLogger, Prober } from './types';
-import { Resources } from './shared/resources';
-import { exchange, type ExchangeSettings, type Hop, type IncomingResponse, type Timings } from './http/exchange';
-import { requestContent, type HeaderList, type RequestContent } from './http/request';
+import type { HttpSection } from './definition';
+import { compileGoRegexp } from '../../config/regexp';
+import { parseByteSize } from '../../config/size';
+import { httpSectionSchema } from './definition';
+import { PROBE_FAILED_DUE_TO_REGEX, gauge } from '../../metrics';
+import { HTTP_PHASES, PROBE_HTTP_CONTENT_LENGTH, PROBE_HTTP_DURATION, PROBE_HTTP_LAST_MODIFIED, PROBE_HTTP_REDIRECTS, PROBE_HTTP_SSL, PROBE_HTTP_STATUS_CODE, PROBE_HTTP_UNCOMPRESSED_BODY_LENGTH, PROBE_HTTP_VERSION } from './metrics';
+import { EXPORTER_USER_AGENT } from '../../version';
+import { resolveTargetAddress, unbracket } from '../shared/address';
+import { beforeDeadline } from '../shared/deadline';
+import { recordTlsMetrics, tlsConnectionOptions } from '../shared/tls';
+import type { ProbeDeadline, ProbeLogger, Prober } from '../types';
+import { Resources } from '../shared/resources';
+import { exchange, type ExchangeSettings, type Hop, type IncomingResponse, type Timings } from './exchange';
+import { requestContent, type HeaderList, type RequestContent } from './request';
 
 /** Upstream stops after this many redirects and fails the probe. */
 export const MAX_REDIRECTS = 10;
@@ -49,7 +38,7 @@ function headerValues(response: IncomingResponse, name: string): string[] {
 }
 
 /** Upstream's header checks: a listed header missing fails unless allow_missing; then the regexps decide. */
-function headersPass(response: IncomingResponse, http: HttpProbe, logger: ProbeLogger): boolean {
+function headersPass(response: IncomingResponse, http: HttpSection, logger: ProbeLogger): boolean {
   for (const [list, failWhenMatched] of [
     [http.fail_if_header_matches, true],
     [http.fail_if_header_not_matches, false],
@@ -72,7 +61,7 @@ function headersPass(response: IncomingResponse, http: HttpProbe, logger: ProbeL
   return true;
 }
 
-function bodyPasses(body: string, http: HttpProbe, logger: ProbeLogger): boolean {
+function bodyPasses(body: string, http: HttpSection, logger: ProbeLogger): boolean {
   for (const source of http.fail_if_body_matches_regexp ?? []) {
     if (compileGoRegexp(source).test(body)) {
       logger.error('Body matched regular expression', { regexp: source });
@@ -132,7 +121,7 @@ class BodyTooLarge extends Error {
  * Reads the body to its end: decompressed as configured, cut at the size limit (an error, as upstream's
  * MaxBytesReader), kept in memory only when a body regexp needs it. Resolves to the byte count and text.
  */
-async function readBody(response: IncomingResponse, http: HttpProbe, keep: boolean, deadline: ProbeDeadline): Promise<{ length: number; text: string }> {
+async function readBody(response: IncomingResponse, http: HttpSection, keep: boolean, deadline: ProbeDeadline): Promise<{ length: number; text: string }> {
   const limit = http.body_size_limit === undefined ? 0 : (parseByteSize(http.body_size_limit) ?? 0);
   const decoder = decompressor(http.compression);
   const source: Readable = decoder ? response.body.pipe(decoder) : response.body;
@@ -168,7 +157,7 @@ function redirectedRequest(status: number, request: RequestContent): RequestCont
 }
 
 export const probeHttp: Prober = async (deadline, target, module, registry, logger, options) => {
-  const http: HttpProbe = module.http ?? httpProbeSchema.parse({});
+  const http: HttpSection = module.http ?? httpSectionSchema.parse({});
   const duration = gauge(registry, PROBE_HTTP_DURATION, ['phase']);
   const contentLength = gauge(registry, PROBE_HTTP_CONTENT_LENGTH);
   const uncompressedLength = gauge(registry, PROBE_HTTP_UNCOMPRESSED_BODY_LENGTH);
@@ -275,7 +264,7 @@ interface Exchanges {
 }
 
 interface Journey {
-  readonly http: HttpProbe;
+  readonly http: HttpSection;
   readonly targetUrl: URL;
   readonly firstAddress: string;
   readonly serverName: string;
@@ -375,7 +364,7 @@ interface Verdict {
 }
 
 /** Upstream's checks of the final response, in its order: status, headers, body (read to the end), HTTP version. */
-async function judge(final: IncomingResponse, requestErrored: boolean, http: HttpProbe, deadline: ProbeDeadline, logger: ProbeLogger, regexGauge: Gauge): Promise<Verdict> {
+async function judge(final: IncomingResponse, requestErrored: boolean, http: HttpSection, deadline: ProbeDeadline, logger: ProbeLogger, regexGauge: Gauge): Promise<Verdict> {
   let success: boolean;
   if (http.valid_status_codes && http.valid_status_codes.length > 0) {
     success = http.valid_status_codes.includes(final.status);

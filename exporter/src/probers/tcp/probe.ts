@@ -6,16 +6,17 @@
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { Gauge, type Registry } from 'prom-client';
-import { tcpProbeSchema, type QueryResponse, type TcpProbe } from '../config/schema';
-import { compileGoRegexp, expandGoTemplate } from '../config/regexp';
-import { PROBE_EXPECT_INFO, PROBE_FAILED_DUE_TO_BYTES, PROBE_FAILED_DUE_TO_REGEX, gauge } from '../metrics';
-import { resolveTargetAddress } from './shared/address';
-import { beforeDeadline } from './shared/deadline';
-import { portNumber, splitHostPort } from './shared/host-port';
-import { Resources } from './shared/resources';
-import { dial, secureSocket } from './shared/dial';
-import { recordTlsMetrics, tlsConnectionOptions } from './shared/tls';
-import type { ProbeDeadline, ProbeLogger, Prober } from './types';
+import { tcpSectionSchema, type QueryResponse, type TcpSection } from './definition';
+import { compileGoRegexp, expandGoTemplate } from '../../config/regexp';
+import { PROBE_FAILED_DUE_TO_REGEX, gauge } from '../../metrics';
+import { PROBE_EXPECT_INFO, PROBE_FAILED_DUE_TO_BYTES } from './metrics';
+import { resolveTargetAddress } from '../shared/address';
+import { beforeDeadline } from '../shared/deadline';
+import { portNumber, splitHostPort } from '../shared/host-port';
+import { Resources } from '../shared/resources';
+import { dial, secureSocket } from '../shared/dial';
+import { recordTlsMetrics, tlsConnectionOptions } from '../shared/tls';
+import type { ProbeDeadline, ProbeLogger, Prober } from '../types';
 
 /** Upstream's tcp prober reports no cipher. */
 const TCP_TLS_METRICS = { lastChainExpiry: true, cipher: false } as const;
@@ -110,7 +111,7 @@ async function openConnection(
   deadline: ProbeDeadline,
   host: string,
   port: number,
-  settings: TcpProbe,
+  settings: TcpSection,
   registry: Registry,
   logger: ProbeLogger,
   resources: Resources,
@@ -125,7 +126,7 @@ async function openConnection(
   return socket;
 }
 
-async function startTls(connection: Connection, deadline: ProbeDeadline, host: string, settings: TcpProbe, registry: Registry): Promise<void> {
+async function startTls(connection: Connection, deadline: ProbeDeadline, host: string, settings: TcpSection, registry: Registry): Promise<void> {
   const options = await tlsConnectionOptions(settings.tls_config, host);
   connection.reader.detach();
   const secured = await secureSocket(deadline, 'starttls', connection.socket, options, connection.resources);
@@ -166,7 +167,7 @@ async function queryResponses(
   steps: readonly QueryResponse[],
   deadline: ProbeDeadline,
   host: string,
-  settings: TcpProbe,
+  settings: TcpSection,
   registry: Registry,
   logger: ProbeLogger,
   failedDueToRegex: Gauge,
@@ -220,7 +221,7 @@ async function queryResponses(
 }
 
 export const probeTcp: Prober = async (deadline, target, module, registry, logger) => {
-  const settings = module.tcp ?? tcpProbeSchema.parse({});
+  const settings = module.tcp ?? tcpSectionSchema.parse({});
   const steps = settings.query_response ?? [];
   const failedDueToRegex = gauge(registry, PROBE_FAILED_DUE_TO_REGEX);
   // Registered only where used: blackbox_exporter 0.23 has no expect_bytes and so no such metric.

@@ -6,15 +6,16 @@ import { isIP } from 'node:net';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import { CallCredentials, ChannelCredentials, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { Gauge } from 'prom-client';
-import { grpcProbeSchema } from '../config/schema';
-import { GRPC_PHASES, PROBE_GRPC_DURATION, PROBE_GRPC_HEALTHCHECK_RESPONSE, PROBE_GRPC_SSL, PROBE_GRPC_STATUS_CODE, PROBE_SSL_EARLIEST_CERT_EXPIRY, gauge } from '../metrics';
-import { resolveTargetAddress } from './shared/address';
-import { HealthClient, SERVING_STATUSES, type HealthCheckResponse, type ServingStatus } from './shared/grpc-health';
-import { portNumber, splitHostPort } from './shared/host-port';
-import { secureSocket } from './shared/dial';
-import { Resources } from './shared/resources';
-import { recordTlsMetrics, tlsConnectionOptions } from './shared/tls';
-import type { ProbeDeadline, Prober } from './types';
+import { grpcSectionSchema } from './definition';
+import { PROBE_SSL_EARLIEST_CERT_EXPIRY, gauge } from '../../metrics';
+import { GRPC_PHASES, PROBE_GRPC_DURATION, PROBE_GRPC_HEALTHCHECK_RESPONSE, PROBE_GRPC_SSL, PROBE_GRPC_STATUS_CODE } from './metrics';
+import { resolveTargetAddress } from '../shared/address';
+import { HealthClient, SERVING_STATUSES, type HealthCheckResponse, type ServingStatus } from './health';
+import { portNumber, splitHostPort } from '../shared/host-port';
+import { secureSocket } from '../shared/dial';
+import { Resources } from '../shared/resources';
+import { recordTlsMetrics, tlsConnectionOptions } from '../shared/tls';
+import type { ProbeDeadline, Prober } from '../types';
 
 /** Upstream's grpc prober reports neither the last chain expiry nor the cipher. */
 const GRPC_TLS_METRICS = { lastChainExpiry: false, cipher: false } as const;
@@ -84,7 +85,7 @@ function joinHostPort(host: string, port: number): string {
 }
 
 export const probeGrpc: Prober = async (deadline, target, module, registry, logger) => {
-  const settings = module.grpc ?? grpcProbeSchema.parse({});
+  const settings = module.grpc ?? grpcSectionSchema.parse({});
   const durations = gauge(registry, PROBE_GRPC_DURATION, ['phase']);
   for (const phase of GRPC_PHASES) durations.set({ phase }, 0);
   const ssl = gauge(registry, PROBE_GRPC_SSL);

@@ -10,7 +10,7 @@ import { connect as netConnect, createServer as createNetServer, type AddressInf
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { MAX_REDIRECTS } from '../../../src/probers/http';
+import { MAX_REDIRECTS } from '../../../src/probers/http/probe';
 import { metricValue, type Sample } from '../../../../test/support/metrics-text';
 import { runProbe } from '../../support/probe-run';
 import { makeTlsFixtures, type TlsFixtures } from '../../../../test/support/tls-fixtures';

@@ -1,14 +1,14 @@
-import { probeDns } from '../../src/probers/dns';
-import type { ModuleInput } from '../../src/config/schema';
-import { metricNames, metricValue } from '../../../test/support/metrics-text';
-import { handlesLeftAfter, openHandles } from '../../../test/support/open-handles';
-import { runModule } from '../support/probe-run';
+import { probeDns } from '../../../src/probers/dns/probe';
+import type { ModuleInput } from '../../../src/config/schema';
+import { metricNames, metricValue } from '../../../../test/support/metrics-text';
+import { handlesLeftAfter, openHandles } from '../../../../test/support/open-handles';
+import { runModule } from '../../support/probe-run';
 import { Registry } from 'prom-client';
-import { Logger, ProbeLog } from '../../src/log';
-import { moduleSchema } from '../../src/config/schema';
-import { deadlineIn } from '../../src/probers/shared/deadline';
-import { SOA_SERIAL, ZONE, startDnsTestServer, type DnsTestServer } from '../../../test/support/dns-test-server';
-import { makeTlsFixtures, type TlsFixtures } from '../../../test/support/tls-fixtures';
+import { Logger, ProbeLog } from '../../../src/log';
+import { moduleSchema } from '../../../src/config/schema';
+import { deadlineIn } from '../../../src/probers/shared/deadline';
+import { SOA_SERIAL, ZONE, startDnsTestServer, type DnsTestServer } from '../../../../test/support/dns-test-server';
+import { makeTlsFixtures, type TlsFixtures } from '../../../../test/support/tls-fixtures';
 
 type DnsSettings = NonNullable<ModuleInput['dns']>;
 

@@ -1,0 +1,161 @@
+/**
+ * The http prober's definition: its section of a module (upstream's fields and defaults, plus
+ * source_ip_address) and upstream's load-time rules across those fields.
+ */
+import { z } from 'zod';
+import type { Problem } from '../../contract/problems';
+import { regexpListProblems, regexpProblem, regexpSchema } from '../../config/regexp';
+import { parseByteSize } from '../../config/size';
+import { defineProber } from '../definition';
+import { ipProtocolFields } from '../shared/ip-protocol';
+import { DEFAULT_TLS_CONFIG, tlsConfigSchema } from '../shared/tls-config';
+
+const basicAuthSchema = z.strictObject({
+  username: z.string().optional(),
+  username_file: z.string().optional(),
+  password: z.string().optional(),
+  password_file: z.string().optional(),
+});
+
+const authorizationSchema = z.strictObject({
+  type: z.string().default('Bearer'),
+  credentials: z.string().optional(),
+  credentials_file: z.string().optional(),
+});
+
+const oauth2Schema = z.strictObject({
+  client_id: z.string(),
+  client_secret: z.string().optional(),
+  client_secret_file: z.string().optional(),
+  scopes: z.array(z.string()).optional(),
+  token_url: z.string(),
+  endpoint_params: z.record(z.string(), z.string()).optional(),
+  tls_config: tlsConfigSchema.optional(),
+  proxy_url: z.string().optional(),
+});
+
+/** `http_headers`: each header from literal values, secret values, or files read at every probe. */
+const httpHeaderSchema = z.strictObject({
+  values: z.array(z.string()).optional(),
+  secrets: z.array(z.string()).optional(),
+  files: z.array(z.string()).optional(),
+});
+
+const headerMatchSchema = z.strictObject({
+  header: z.string(),
+  regexp: regexpSchema,
+  allow_missing: z.boolean().default(false),
+});
+
+export const httpSectionSchema = z.strictObject({
+  valid_status_codes: z.array(z.number().int().min(100).max(599)).optional(),
+  valid_http_versions: z.array(z.string()).optional(),
+  ...ipProtocolFields,
+  /** probekit addition (tcp, icmp and dns have it upstream): the local address probe connections leave from. */
+  source_ip_address: z.string().optional(),
+  skip_resolve_phase_with_proxy: z.boolean().default(false),
+  /** Deprecated upstream in favour of `follow_redirects`, still accepted: the seed's modules use it. */
+  no_follow_redirects: z.boolean().optional(),
+  fail_if_ssl: z.boolean().default(false),
+  fail_if_not_ssl: z.boolean().default(false),
+  method: z.string().default('GET'),
+  headers: z.record(z.string(), z.string()).optional(),
+  fail_if_body_matches_regexp: z.array(regexpSchema).optional(),
+  fail_if_body_not_matches_regexp: z.array(regexpSchema).optional(),
+  fail_if_header_matches: z.array(headerMatchSchema).optional(),
+  fail_if_header_not_matches: z.array(headerMatchSchema).optional(),
+  body: z.string().optional(),
+  body_file: z.string().optional(),
+  compression: z.enum(['', 'gzip', 'br', 'deflate', 'identity']).default(''),
+  /** Bytes, or a size with a unit as upstream writes them (`1MB`, `512KiB`); 0 means no limit. */
+  body_size_limit: z.union([z.number().int().min(0), z.string()]).optional(),
+  // prometheus/common's HTTP client settings, inline in the http section as upstream has them.
+  basic_auth: basicAuthSchema.optional(),
+  authorization: authorizationSchema.optional(),
+  bearer_token: z.string().optional(),
+  bearer_token_file: z.string().optional(),
+  oauth2: oauth2Schema.optional(),
+  tls_config: tlsConfigSchema.default(DEFAULT_TLS_CONFIG),
+  proxy_url: z.string().optional(),
+  no_proxy: z.string().optional(),
+  proxy_from_environment: z.boolean().default(false),
+  proxy_connect_header: z.record(z.string(), z.array(z.string())).optional(),
+  follow_redirects: z.boolean().default(true),
+  enable_http2: z.boolean().default(true),
+  enable_http3: z.boolean().optional(),
+  http_headers: z.record(z.string(), httpHeaderSchema).optional(),
+});
+
+export type HttpSection = z.output<typeof httpSectionSchema>;
+
+/** Fields the schema knows (they are upstream's) that this exporter does not implement: refused by name. */
+const UNSUPPORTED_HTTP_FIELDS = ['oauth2', 'no_proxy', 'proxy_from_environment', 'enable_http3'] as const;
+
+/** Headers that http_headers may not set: each has its own field, or is the transport's business. */
+const RESERVED_HEADERS = ['authorization', 'host', 'content-length', 'transfer-encoding', 'connection', 'upgrade'];
+
+/**
+ * Whether an Accept-Encoding header still admits `compression` with a non-zero quality (upstream refuses
+ * a config whose header would make the server never send the compression it is told to expect).
+ */
+export function acceptEncodingAllows(compression: string, acceptEncoding: string): boolean {
+  if (compression === '' || acceptEncoding === '') return true;
+  return acceptEncoding.split(',').some((part) => {
+    const [name, ...parameters] = part.split(';').map((piece) => piece.trim());
+    const quality = parameters.find((parameter) => parameter.startsWith('q='));
+    const q = quality === undefined ? 1 : Number(quality.slice(2));
+    return (name.toLowerCase() === compression || name === '*') && q > 0;
+  });
+}
+
+/** Upstream's load-time checks of an http section, plus the fields this exporter does not implement. */
+function httpRules(http: HttpSection): Problem[] {
+  const problems: Problem[] = [];
+  for (const field of UNSUPPORTED_HTTP_FIELDS) {
+    if (http[field] !== undefined && http[field] !== false) problems.push({ path: [field], message: `${field} is not supported by probekit-exporter; remove it` });
+  }
+  problems.push(...regexpListProblems(['fail_if_body_matches_regexp'], http.fail_if_body_matches_regexp));
+  problems.push(...regexpListProblems(['fail_if_body_not_matches_regexp'], http.fail_if_body_not_matches_regexp));
+  for (const list of ['fail_if_header_matches', 'fail_if_header_not_matches'] as const) {
+    http[list]?.forEach((matcher, index) => problems.push(...regexpProblem([list, index, 'regexp'], matcher.regexp)));
+  }
+  if (http.body !== undefined && http.body_file !== undefined) problems.push({ path: ['body_file'], message: 'set body or body_file, not both' });
+  for (const [name, value] of Object.entries(http.headers ?? {})) {
+    if (name.toLowerCase() === 'accept-encoding' && !acceptEncodingAllows(http.compression, value)) {
+      problems.push({ path: ['headers', name], message: `"${name}: ${value}" refuses the configured compression "${http.compression}"; make them agree` });
+    }
+  }
+  if (http.bearer_token !== undefined && http.bearer_token_file !== undefined) {
+    problems.push({ path: ['bearer_token_file'], message: 'set bearer_token or bearer_token_file, not both' });
+  }
+  const schemes = [http.basic_auth && 'basic_auth', http.authorization && 'authorization', (http.bearer_token ?? http.bearer_token_file) !== undefined && 'bearer_token'].filter(Boolean);
+  if (schemes.length > 1) problems.push({ path: [String(schemes[1])], message: `set only one of ${schemes.join(', ')}` });
+  if (http.basic_auth?.password !== undefined && http.basic_auth.password_file !== undefined) {
+    problems.push({ path: ['basic_auth', 'password_file'], message: 'set basic_auth password or password_file, not both' });
+  }
+  if (http.basic_auth?.username !== undefined && http.basic_auth.username_file !== undefined) {
+    problems.push({ path: ['basic_auth', 'username_file'], message: 'set basic_auth username or username_file, not both' });
+  }
+  if (http.authorization) {
+    if (http.authorization.type.toLowerCase() === 'basic') problems.push({ path: ['authorization', 'type'], message: 'authorization type Basic: use basic_auth instead' });
+    if (http.authorization.credentials !== undefined && http.authorization.credentials_file !== undefined) {
+      problems.push({ path: ['authorization', 'credentials_file'], message: 'set authorization credentials or credentials_file, not both' });
+    }
+  }
+  for (const name of Object.keys(http.http_headers ?? {})) {
+    if (RESERVED_HEADERS.includes(name.toLowerCase())) problems.push({ path: ['http_headers', name], message: `header ${name} cannot be set through http_headers; use its own field` });
+  }
+  if (http.body_size_limit !== undefined && parseByteSize(http.body_size_limit) === undefined) {
+    problems.push({ path: ['body_size_limit'], message: 'must be a size such as 1024, 512KB or 1MiB' });
+  }
+  if (http.proxy_url !== undefined && !/^https?:\/\/[^/]+/.test(http.proxy_url)) {
+    problems.push({ path: ['proxy_url'], message: 'must be an http:// or https:// URL' });
+  }
+  if (http.proxy_connect_header !== undefined && http.proxy_url === undefined) {
+    problems.push({ path: ['proxy_connect_header'], message: 'proxy_connect_header needs proxy_url' });
+  }
+  return problems;
+}
+
+
+export const httpDefinition = defineProber({ name: 'http', schema: httpSectionSchema, rules: httpRules });

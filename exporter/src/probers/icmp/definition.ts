@@ -1,0 +1,20 @@
+/** The icmp prober's definition: its section of a module, with upstream's defaults. */
+import { z } from 'zod';
+import { defineProber } from '../definition';
+import { ipProtocolFields } from '../shared/ip-protocol';
+
+/** Upstream's default TTL for echo requests (the Linux default too). */
+export const DEFAULT_ICMP_TTL = 64;
+
+export const icmpSectionSchema = z.strictObject({
+  ...ipProtocolFields,
+  source_ip_address: z.string().optional(),
+  /** Bytes of echo payload; 0 sends upstream's 28-byte text. */
+  payload_size: z.number().int().min(0).max(65_000).optional(),
+  dont_fragment: z.boolean().default(false),
+  ttl: z.number().int().min(0, 'must be between 0 and 255').max(255, 'must be between 0 and 255').default(DEFAULT_ICMP_TTL),
+});
+
+export type IcmpSection = z.output<typeof icmpSectionSchema>;
+
+export const icmpDefinition = defineProber({ name: 'icmp', schema: icmpSectionSchema, rules: () => [] });
