@@ -1,17 +1,15 @@
 /**
  * Reading the exporter's config file: strict YAML (an unknown field is an error with its file and line),
- * upstream's defaults (from the schema, plus the section of the module's own prober), cross-field rules,
- * and file paths made relative to the config file's directory, as upstream does.
+ * then each module compiled once into the form probes use (./module.ts), relative file paths taken from
+ * the config file's directory, as upstream does.
  */
 import { readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
-import { configSchema, moduleSchema, type Config, type Module } from './schema';
-import type { TlsConfig } from '../probers/shared/tls-config';
-import { PROBER_DEFINITIONS } from '../probers/registry';
+import { configSchema } from './schema';
+import { compileModule, type CompiledConfig, type CompiledModule } from './module';
 import { formatProblem, schemaProblems, type FieldPath, type Problem } from '../contract/problems';
-import { validateModule } from './validate';
 
 /** A problem of the config file, with the line of the field it is about when the file has that field. */
 export interface LocatedProblem extends Problem {
@@ -57,48 +55,13 @@ function dropNulls(value: unknown): unknown {
   return value;
 }
 
-function absolute(directory: string, path: string | undefined): string | undefined {
-  return path === undefined || path === '' || isAbsolute(path) ? path : resolve(directory, path);
-}
-
-function tlsFilesFrom(directory: string, tls: TlsConfig): TlsConfig {
-  return { ...tls, ca_file: absolute(directory, tls.ca_file), cert_file: absolute(directory, tls.cert_file), key_file: absolute(directory, tls.key_file) };
-}
-
-/** The module with its prober's section present and every file path absolute. */
-function completeModule(module: Module, directory: string): Module {
-  const filled: Module = { ...module };
-  if (module.prober !== 'dns' && filled[module.prober] === undefined) {
-    (filled as Record<string, unknown>)[module.prober] = PROBER_DEFINITIONS[module.prober].schema.parse({});
-  }
-  for (const section of ['tcp', 'dns', 'grpc'] as const) {
-    const settings = filled[section];
-    if (settings) (filled as Record<string, unknown>)[section] = { ...settings, tls_config: tlsFilesFrom(directory, settings.tls_config) };
-  }
-  const http = filled.http;
-  if (http) {
-    filled.http = {
-      ...http,
-      body_file: absolute(directory, http.body_file),
-      bearer_token_file: absolute(directory, http.bearer_token_file),
-      tls_config: tlsFilesFrom(directory, http.tls_config),
-      basic_auth: http.basic_auth && { ...http.basic_auth, password_file: absolute(directory, http.basic_auth.password_file), username_file: absolute(directory, http.basic_auth.username_file) },
-      authorization: http.authorization && { ...http.authorization, credentials_file: absolute(directory, http.authorization.credentials_file) },
-      http_headers:
-        http.http_headers &&
-        Object.fromEntries(Object.entries(http.http_headers).map(([name, header]) => [name, { ...header, files: header.files?.map((file) => absolute(directory, file) ?? file) }])),
-    };
-  }
-  return filled;
-}
-
 const topLevelSchema = configSchema.extend({ modules: z.record(z.string(), z.unknown()) });
 
 /**
  * Parses and validates config text; `file` names it in messages and anchors relative paths. Every problem
  * of every module is reported at once, each on its own line as `file:line: field: what to do`.
  */
-export function parseConfig(text: string, file: string): Config {
+export function parseConfig(text: string, file: string): CompiledConfig {
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   if (document.errors.length > 0) {
@@ -112,22 +75,18 @@ export function parseConfig(text: string, file: string): Config {
   const top = topLevelSchema.safeParse(dropNulls(document.toJS() ?? {}), { reportInput: true });
   if (!top.success) throw new ConfigError(file, located(schemaProblems(topLevelSchema, top.error.issues)));
   const problems: Problem[] = [];
-  const modules: Record<string, Module> = {};
+  const modules: Record<string, CompiledModule> = {};
   const directory = dirname(resolve(file));
   for (const [name, input] of Object.entries(top.data.modules)) {
-    const parsed = moduleSchema.safeParse(input, { reportInput: true });
-    if (!parsed.success) {
-      problems.push(...schemaProblems(moduleSchema, parsed.error.issues, ['modules', name]));
-      continue;
-    }
-    problems.push(...validateModule(name, parsed.data));
-    modules[name] = completeModule(parsed.data, directory);
+    const compiled = compileModule(name, input, directory);
+    if ('problems' in compiled) problems.push(...compiled.problems);
+    else modules[name] = compiled.module;
   }
   if (problems.length > 0) throw new ConfigError(file, located(problems));
   return { modules };
 }
 
-export async function loadConfigFile(file: string): Promise<Config> {
+export async function loadConfigFile(file: string): Promise<CompiledConfig> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');

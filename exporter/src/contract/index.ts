@@ -9,6 +9,6 @@ export * from './targets';
 export { PROBER_NAMES, type ProberName } from '../probers/registry';
 export { EXPORTER_VERSION, EXPORTER_IMAGE } from '../version';
 export { moduleSchema, configSchema, type ModuleInput, type ConfigInput, type Module, type Config } from '../config/schema';
-export { validateModule } from '../config/validate';
+export { moduleProblems, validateModule } from '../config/module';
 export { DURATION_HINT, parseDuration, formatDuration } from '../config/duration';
 export { parseByteSize } from '../config/size';

@@ -3,9 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfigFile, parseConfig } from '../../src/config/load';
 import { maskedConfigYaml } from '../../src/config/mask';
+import type { CompiledModule } from '../../src/config/module';
+import type { HttpSettings } from '../../src/probers/http/definition';
 import { compileGoRegexp } from '../../src/config/regexp';
 import { parseByteSize } from '../../src/config/size';
 import { seedModulesYaml } from '../../../test/support/seed-modules';
+
+function httpOf(module: CompiledModule): HttpSettings {
+  if (module.prober !== 'http') throw new Error(`module of prober ${module.prober}`);
+  return module.http;
+}
 
 function problems(text: string): string[] {
   try {
@@ -20,7 +27,7 @@ function problems(text: string): string[] {
 describe('config loading', () => {
   it('applies upstream defaults in one place, including the prober section', () => {
     const config = parseConfig('modules:\n  http_2xx:\n    prober: http\n    timeout: 5s\n', 'blackbox.yml');
-    expect(config.modules.http_2xx.http).toMatchObject({
+    expect(config.modules.http_2xx.written.http).toMatchObject({
       preferred_ip_protocol: 'ip6',
       ip_protocol_fallback: true,
       follow_redirects: true,
@@ -28,14 +35,15 @@ describe('config loading', () => {
       method: 'GET',
       tls_config: { insecure_skip_verify: false },
     });
-    expect(parseConfig('modules:\n  m:\n    prober: http\n    http:\n', 'x.yml').modules.m.http?.method).toBe('GET');
+    expect(parseConfig('modules:\n  m:\n    prober: http\n    http:\n', 'x.yml').modules.m.written.http?.method).toBe('GET');
   });
 
   it('accepts the seed modules, with the deprecated no_follow_redirects', () => {
     const config = parseConfig(`modules:\n${seedModulesYaml({ authentication: 'Bearer <ACCESS_TOKEN>', acceptLanguage: 'en-US', postBody: '{}' })}`, 'blackbox.yml');
     expect(Object.keys(config.modules)).toEqual(['http_2xx', 'http_2xx_with_header', 'http_post_2xx']);
-    expect(config.modules.http_2xx.http?.no_follow_redirects).toBe(false);
-    expect(config.modules.http_post_2xx.http).toMatchObject({ method: 'POST', body: '{}', preferred_ip_protocol: 'ip4', ip_protocol_fallback: false });
+    expect(config.modules.http_2xx.written.http?.no_follow_redirects).toBe(false);
+    expect(httpOf(config.modules.http_2xx).followRedirects).toBe(true);
+    expect(config.modules.http_post_2xx.written.http).toMatchObject({ method: 'POST', body: '{}', preferred_ip_protocol: 'ip4', ip_protocol_fallback: false });
   });
 
   it('refuses an unknown field with file, line and field name, and names the field it likely meant', () => {
@@ -71,8 +79,10 @@ describe('config loading', () => {
     const dir = mkdtempSync(join(tmpdir(), 'probekit-config-'));
     writeFileSync(join(dir, 'blackbox.yml'), 'modules:\n  m:\n    prober: http\n    http:\n      body_file: body.json\n      tls_config:\n        ca_file: /abs/ca.pem\n');
     const config = await loadConfigFile(join(dir, 'blackbox.yml'));
-    expect(config.modules.m.http?.body_file).toBe(join(dir, 'body.json'));
-    expect(config.modules.m.http?.tls_config.ca_file).toBe('/abs/ca.pem');
+    expect(config.modules.m.written.http?.body_file).toBe(join(dir, 'body.json'));
+    expect(config.modules.m.written.http?.tls_config.ca_file).toBe('/abs/ca.pem');
+    expect(httpOf(config.modules.m).request.body).toEqual({ file: join(dir, 'body.json') });
+    expect(httpOf(config.modules.m).tls.caFile).toBe('/abs/ca.pem');
     await expect(loadConfigFile(join(dir, 'missing.yml'))).rejects.toThrow(/missing\.yml: cannot read the config file: ENOENT/);
   });
 
@@ -176,10 +186,11 @@ describe('configs the exporter refuses', () => {
 });
 
 describe('compiled regexps', () => {
-  it('are compiled once per pattern and shared by every probe', () => {
-    const first = compileGoRegexp('(?i)^HTTP/1\\.[01] 200');
-    expect(compileGoRegexp('(?i)^HTTP/1\\.[01] 200')).toBe(first);
-    expect(first.flags).not.toMatch(/[gy]/);
-    expect([first.test('http/1.1 200 OK'), first.test('http/1.1 200 OK')]).toEqual([true, true]);
+  it('are compiled at load, one RegExp per pattern that every probe shares', () => {
+    const config = parseConfig("modules:\n  m:\n    prober: http\n    http:\n      fail_if_body_matches_regexp: ['(?i)^HTTP/1\\.[01] 200']\n", 'blackbox.yml');
+    const [pattern] = httpOf(config.modules.m).failIfBodyMatches;
+    expect(pattern.source).toBe('(?i)^HTTP/1\\.[01] 200');
+    expect(pattern.regexp.flags).not.toMatch(/[gy]/);
+    expect([pattern.regexp.test('http/1.1 200 OK'), pattern.regexp.test('http/1.1 200 OK')]).toEqual([true, true]);
   });
 });

@@ -107,11 +107,11 @@ describe('probe endpoint', () => {
   });
 
   it('computes the timeout as upstream', () => {
-    const module = { prober: 'http' as const, timeout: '5s' };
-    expect(probeTimeoutSeconds(module, '30', 0.5)).toBe(5);
-    expect(probeTimeoutSeconds(module, '3', 0.5)).toBe(2.5);
-    expect(probeTimeoutSeconds({ prober: 'http' }, undefined, 0.5)).toBe(119.5);
-    expect(probeTimeoutSeconds(module, '0.2', 0.5)).toBe(5);
+    const moduleTimeoutMs = 5000;
+    expect(probeTimeoutSeconds(moduleTimeoutMs, '30', 0.5)).toBe(5);
+    expect(probeTimeoutSeconds(moduleTimeoutMs, '3', 0.5)).toBe(2.5);
+    expect(probeTimeoutSeconds(undefined, undefined, 0.5)).toBe(119.5);
+    expect(probeTimeoutSeconds(moduleTimeoutMs, '0.2', 0.5)).toBe(5);
   });
 
   it('debug=true shows the log, the metrics and the module with secrets masked', async () => {

@@ -1,13 +1,12 @@
 /**
  * The dns prober's definition: its section of a module (the query, its transport, the answers that count
- * as valid) with upstream's defaults, and the rule that every validator pattern compiles.
+ * as valid) with upstream's defaults, and the section compiled.
  */
 import { z } from 'zod';
-import type { Problem } from '../../contract/problems';
-import { regexpListProblems, regexpSchema } from '../../config/regexp';
-import { defineProber } from '../definition';
-import { ipProtocolFields } from '../shared/ip-protocol';
-import { DEFAULT_TLS_CONFIG, tlsConfigSchema } from '../shared/tls-config';
+import { regexpSchema, type Pattern } from '../../config/regexp';
+import { defineProber, type CompileContext } from '../definition';
+import { compileIpPreference, ipProtocolFields, type IpPreference } from '../shared/ip-protocol';
+import { compileTlsConfig, DEFAULT_TLS_CONFIG, tlsConfigSchema, tlsConfigWithAbsolutePaths, type TlsSettings } from '../shared/tls-config';
 
 const rrValidatorSchema = z.strictObject({
   fail_if_matches_regexp: z.array(regexpSchema).optional(),
@@ -52,15 +51,67 @@ export const dnsSectionSchema = z
   });
 
 export type DnsSection = z.output<typeof dnsSectionSchema>;
-export type DnsRrValidator = z.output<typeof rrValidatorSchema>;
 
-/** The three record sections a response has, each with its own validator field. */
-export const RR_VALIDATOR_FIELDS = ['validate_answer_rrs', 'validate_authority_rrs', 'validate_additional_rrs'] as const;
-
-function dnsRules(dns: DnsSection): Problem[] {
-  return RR_VALIDATOR_FIELDS.flatMap((field) =>
-    Object.entries(dns[field] ?? {}).flatMap(([rule, sources]) => regexpListProblems([field, rule], sources)),
-  );
+/** One validate_*_rrs section; upstream's field names, patterns compiled. */
+export interface RecordValidator {
+  readonly failIfMatches: readonly Pattern[];
+  readonly failIfAllMatch: readonly Pattern[];
+  readonly failIfNotMatches: readonly Pattern[];
+  readonly failIfNoneMatches: readonly Pattern[];
 }
 
-export const dnsDefinition = defineProber({ name: 'dns', schema: dnsSectionSchema, rules: dnsRules });
+export interface DnsSettings {
+  readonly ip: IpPreference;
+  readonly sourceAddress?: string;
+  readonly transport: DnsSection['transport_protocol'];
+  /** DNS over TLS (over tcp), with tlsConfig. */
+  readonly overTls: boolean;
+  readonly tlsConfig: TlsSettings;
+  /** The port of a target written without one: 853 over TLS, else 53, as upstream. */
+  readonly defaultPort: number;
+  readonly queryName: string;
+  readonly queryType: DnsSection['query_type'];
+  readonly queryClass: DnsSection['query_class'];
+  readonly recursionDesired: boolean;
+  readonly validRcodes: readonly string[];
+  readonly validateAnswer?: RecordValidator;
+  readonly validateAuthority?: RecordValidator;
+  readonly validateAdditional?: RecordValidator;
+}
+
+function compileDns(dns: DnsSection, context: CompileContext): DnsSettings {
+  const validator = (field: 'validate_answer_rrs' | 'validate_authority_rrs' | 'validate_additional_rrs'): RecordValidator | undefined => {
+    const written = dns[field];
+    if (written === undefined) return undefined;
+    const patterns = (rule: keyof typeof written): Pattern[] => (written[rule] ?? []).map((source, index) => context.pattern([field, rule, index], source));
+    return {
+      failIfMatches: patterns('fail_if_matches_regexp'),
+      failIfAllMatch: patterns('fail_if_all_match_regexp'),
+      failIfNotMatches: patterns('fail_if_not_matches_regexp'),
+      failIfNoneMatches: patterns('fail_if_none_matches_regexp'),
+    };
+  };
+  return {
+    ip: compileIpPreference(dns),
+    sourceAddress: dns.source_ip_address,
+    transport: dns.transport_protocol,
+    overTls: dns.dns_over_tls,
+    tlsConfig: compileTlsConfig(dns.tls_config),
+    defaultPort: dns.dns_over_tls ? 853 : 53,
+    queryName: dns.query_name,
+    queryType: dns.query_type,
+    queryClass: dns.query_class,
+    recursionDesired: dns.recursion_desired,
+    validRcodes: dns.valid_rcodes,
+    validateAnswer: validator('validate_answer_rrs'),
+    validateAuthority: validator('validate_authority_rrs'),
+    validateAdditional: validator('validate_additional_rrs'),
+  };
+}
+
+export const dnsDefinition = defineProber({
+  name: 'dns',
+  schema: dnsSectionSchema,
+  withAbsolutePaths: (dns, absolute) => ({ ...dns, tls_config: tlsConfigWithAbsolutePaths(dns.tls_config, absolute) }),
+  compile: compileDns,
+});

@@ -4,88 +4,28 @@
  */
 import { isIP } from 'node:net';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
-import { CallCredentials, ChannelCredentials, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
+import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { Gauge } from 'prom-client';
-import { grpcSectionSchema } from './definition';
 import { PROBE_SSL_EARLIEST_CERT_EXPIRY, gauge } from '../../metrics';
 import { GRPC_PHASES, PROBE_GRPC_DURATION, PROBE_GRPC_HEALTHCHECK_RESPONSE, PROBE_GRPC_SSL, PROBE_GRPC_STATUS_CODE } from './metrics';
 import { resolveTargetAddress } from '../shared/address';
 import { HealthClient, SERVING_STATUSES, type HealthCheckResponse, type ServingStatus } from './health';
 import { portNumber, splitHostPort } from '../shared/host-port';
-import { secureSocket } from '../shared/dial';
 import { Resources } from '../shared/resources';
 import { recordTlsMetrics, tlsConnectionOptions } from '../shared/tls';
-import type { ProbeDeadline, Prober } from '../types';
+import type { Prober } from '../types';
+import { ProbeCredentials } from './credentials';
 
 /** Upstream's grpc prober reports neither the last chain expiry nor the cipher. */
 const GRPC_TLS_METRICS = { lastChainExpiry: false, cipher: false } as const;
-
-type SecureConnector = ReturnType<ChannelCredentials['_createSecureConnector']>;
-
-/**
- * Channel credentials that keep hold of every socket the channel opens, so the probe can destroy them
- * when it ends, and that refuse to connect once the probe is over: grpc-js 1.14 lets a subchannel whose
- * handshake failed reconnect after its backoff even when its channel was closed, which would reach the
- * target again about a second after the probe. grpc-js opens the TCP connection itself (it has no seam for
- * a dialer of ours); with TLS options the handshake over it is the probers' own (`secureSocket`, with
- * the options the shared TLS helper built from tls_config), and the TLS socket goes to `onSecure`, as
- * grpc-js tells a client nothing about the TLS session it made. The connector seam is part of grpc-js's typings.
- */
-class ProbeCredentials extends ChannelCredentials {
-  private closed = false;
-
-  constructor(
-    private readonly deadline: ProbeDeadline,
-    private readonly resources: Resources,
-    private readonly tls: ConnectionOptions | undefined,
-    private readonly onSecure: (socket: TLSSocket) => void = () => undefined,
-  ) {
-    super();
-  }
-
-  /** Ends the probe's use of the channel: no connection is made after this. */
-  close(): void {
-    this.closed = true;
-  }
-
-  _isSecure(): boolean {
-    return this.tls !== undefined;
-  }
-
-  _equals(other: ChannelCredentials): boolean {
-    return other === this;
-  }
-
-  _createSecureConnector(): SecureConnector {
-    const probeOver = (): Error => new Error('the probe is over; no new connection');
-    return {
-      // grpc-js asks this before it opens the TCP connection, so a closed probe opens none.
-      waitForReady: () => (this.closed ? Promise.reject(probeOver()) : Promise.resolve()),
-      connect: (socket) => {
-        if (this.closed) {
-          socket.destroy();
-          return Promise.reject(probeOver());
-        }
-        this.resources.add(socket);
-        if (!this.tls) return Promise.resolve({ socket, secure: false });
-        return secureSocket(this.deadline, 'tls', socket, { ...this.tls, ALPNProtocols: ['h2'] }, this.resources).then((secured) => {
-          this.onSecure(secured);
-          return { socket: secured, secure: true };
-        });
-      },
-      getCallCredentials: () => CallCredentials.createEmpty(),
-      destroy: () => this.close(),
-    };
-  }
-}
 
 /** `[::1]:443` for IPv6 literals, `host:443` otherwise. */
 function joinHostPort(host: string, port: number): string {
   return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-export const probeGrpc: Prober = async (deadline, target, module, registry, logger) => {
-  const settings = module.grpc ?? grpcSectionSchema.parse({});
+export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, registry, logger) => {
+  const settings = module.grpc;
   const durations = gauge(registry, PROBE_GRPC_DURATION, ['phase']);
   for (const phase of GRPC_PHASES) durations.set({ phase }, 0);
   const ssl = gauge(registry, PROBE_GRPC_SSL);
@@ -109,7 +49,7 @@ export const probeGrpc: Prober = async (deadline, target, module, registry, logg
 
   let address: string;
   try {
-    const resolved = await resolveTargetAddress(host, settings, deadline, registry, logger);
+    const resolved = await resolveTargetAddress(host, settings.ip, deadline, registry, logger);
     address = resolved.address;
     durations.set({ phase: 'resolve' }, resolved.lookupSeconds);
   } catch (error) {
@@ -121,7 +61,7 @@ export const probeGrpc: Prober = async (deadline, target, module, registry, logg
   let tlsOptions: ConnectionOptions | undefined;
   if (settings.tls) {
     try {
-      tlsOptions = await tlsConnectionOptions(settings.tls_config, host);
+      tlsOptions = await tlsConnectionOptions(settings.tlsConfig, host);
     } catch (error) {
       logger.error('Error creating TLS configuration', { err: (error as Error).message });
       return false;
@@ -156,7 +96,7 @@ export const probeGrpc: Prober = async (deadline, target, module, registry, logg
     servingStatus = response.status;
     code = GrpcStatus.OK;
     // As upstream, the TLS facts come from a call that got an answer (and before the socket closes).
-    if (tlsSocket) recordTlsMetrics(tlsSocket, registry, !settings.tls_config.insecure_skip_verify, GRPC_TLS_METRICS);
+    if (tlsSocket) recordTlsMetrics(tlsSocket, registry, !settings.tlsConfig.insecureSkipVerify, GRPC_TLS_METRICS);
   } catch (error) {
     const failure = error as ServiceError;
     code = typeof failure.code === 'number' ? failure.code : GrpcStatus.UNKNOWN;

@@ -1,14 +1,15 @@
 /**
  * The http prober's definition: its section of a module (upstream's fields and defaults, plus
- * source_ip_address) and upstream's load-time rules across those fields.
+ * source_ip_address), upstream's load-time rules across those fields, and the section compiled.
  */
 import { z } from 'zod';
 import type { Problem } from '../../contract/problems';
-import { regexpListProblems, regexpProblem, regexpSchema } from '../../config/regexp';
+import { regexpSchema, type Pattern } from '../../config/regexp';
 import { parseByteSize } from '../../config/size';
-import { defineProber } from '../definition';
-import { ipProtocolFields } from '../shared/ip-protocol';
-import { DEFAULT_TLS_CONFIG, tlsConfigSchema } from '../shared/tls-config';
+import { defineProber, type CompileContext } from '../definition';
+import { compileIpPreference, ipProtocolFields, type IpPreference } from '../shared/ip-protocol';
+import { compileTlsConfig, DEFAULT_TLS_CONFIG, tlsConfigSchema, tlsConfigWithAbsolutePaths, type TlsSettings } from '../shared/tls-config';
+import { compileRequestPlan, type RequestPlan } from './request-plan';
 
 const basicAuthSchema = z.strictObject({
   username: z.string().optional(),
@@ -114,11 +115,6 @@ function httpRules(http: HttpSection): Problem[] {
   for (const field of UNSUPPORTED_HTTP_FIELDS) {
     if (http[field] !== undefined && http[field] !== false) problems.push({ path: [field], message: `${field} is not supported by probekit-exporter; remove it` });
   }
-  problems.push(...regexpListProblems(['fail_if_body_matches_regexp'], http.fail_if_body_matches_regexp));
-  problems.push(...regexpListProblems(['fail_if_body_not_matches_regexp'], http.fail_if_body_not_matches_regexp));
-  for (const list of ['fail_if_header_matches', 'fail_if_header_not_matches'] as const) {
-    http[list]?.forEach((matcher, index) => problems.push(...regexpProblem([list, index, 'regexp'], matcher.regexp)));
-  }
   if (http.body !== undefined && http.body_file !== undefined) problems.push({ path: ['body_file'], message: 'set body or body_file, not both' });
   for (const [name, value] of Object.entries(http.headers ?? {})) {
     if (name.toLowerCase() === 'accept-encoding' && !acceptEncodingAllows(http.compression, value)) {
@@ -145,17 +141,105 @@ function httpRules(http: HttpSection): Problem[] {
   for (const name of Object.keys(http.http_headers ?? {})) {
     if (RESERVED_HEADERS.includes(name.toLowerCase())) problems.push({ path: ['http_headers', name], message: `header ${name} cannot be set through http_headers; use its own field` });
   }
-  if (http.body_size_limit !== undefined && parseByteSize(http.body_size_limit) === undefined) {
-    problems.push({ path: ['body_size_limit'], message: 'must be a size such as 1024, 512KB or 1MiB' });
-  }
-  if (http.proxy_url !== undefined && !/^https?:\/\/[^/]+/.test(http.proxy_url)) {
-    problems.push({ path: ['proxy_url'], message: 'must be an http:// or https:// URL' });
-  }
   if (http.proxy_connect_header !== undefined && http.proxy_url === undefined) {
     problems.push({ path: ['proxy_connect_header'], message: 'proxy_connect_header needs proxy_url' });
   }
   return problems;
 }
 
+/** A header check of fail_if_header_matches or fail_if_header_not_matches. */
+export interface HeaderCheck {
+  readonly header: string;
+  readonly pattern: Pattern;
+  readonly allowMissing: boolean;
+}
 
-export const httpDefinition = defineProber({ name: 'http', schema: httpSectionSchema, rules: httpRules });
+export interface HttpSettings {
+  readonly ip: IpPreference;
+  readonly sourceAddress?: string;
+  /** Empty: any 2xx. */
+  readonly validStatusCodes: readonly number[];
+  /** Empty: any version. */
+  readonly validHttpVersions: readonly string[];
+  readonly skipResolvePhaseWithProxy: boolean;
+  readonly followRedirects: boolean;
+  readonly failIfSsl: boolean;
+  readonly failIfNotSsl: boolean;
+  readonly failIfBodyMatches: readonly Pattern[];
+  readonly failIfBodyNotMatches: readonly Pattern[];
+  readonly failIfHeaderMatches: readonly HeaderCheck[];
+  readonly failIfHeaderNotMatches: readonly HeaderCheck[];
+  readonly compression: HttpSection['compression'];
+  /** Bytes; 0 means no limit. */
+  readonly bodySizeLimit: number;
+  readonly tls: TlsSettings;
+  readonly proxy?: { readonly url: URL; readonly connectHeaders: Readonly<Record<string, readonly string[]>> };
+  readonly enableHttp2: boolean;
+  readonly request: RequestPlan;
+}
+
+function proxyUrl(text: string, context: CompileContext): URL | undefined {
+  if (/^https?:\/\/[^/]+/.test(text)) {
+    try {
+      return new URL(text);
+    } catch {
+      // Refused below, with the same words as a URL of another scheme.
+    }
+  }
+  context.problem(['proxy_url'], 'must be an http:// or https:// URL');
+  return undefined;
+}
+
+function compileHttp(http: HttpSection, context: CompileContext): HttpSettings {
+  const patterns = (field: 'fail_if_body_matches_regexp' | 'fail_if_body_not_matches_regexp'): Pattern[] =>
+    (http[field] ?? []).map((source, index) => context.pattern([field, index], source));
+  const headerChecks = (field: 'fail_if_header_matches' | 'fail_if_header_not_matches'): HeaderCheck[] =>
+    (http[field] ?? []).map((check, index) => ({ header: check.header, pattern: context.pattern([field, index, 'regexp'], check.regexp), allowMissing: check.allow_missing }));
+  let bodySizeLimit = 0;
+  if (http.body_size_limit !== undefined) {
+    const bytes = parseByteSize(http.body_size_limit);
+    if (bytes === undefined) context.problem(['body_size_limit'], 'must be a size such as 1024, 512KB or 1MiB');
+    // Zero or negative means no limit, as upstream reads it.
+    else bodySizeLimit = Math.max(0, bytes);
+  }
+  const url = http.proxy_url === undefined ? undefined : proxyUrl(http.proxy_url, context);
+  return {
+    ip: compileIpPreference(http),
+    sourceAddress: http.source_ip_address,
+    validStatusCodes: http.valid_status_codes ?? [],
+    validHttpVersions: http.valid_http_versions ?? [],
+    skipResolvePhaseWithProxy: http.skip_resolve_phase_with_proxy,
+    // The deprecated no_follow_redirects, when written, wins: the seed's modules still use it.
+    followRedirects: http.no_follow_redirects === undefined ? http.follow_redirects : !http.no_follow_redirects,
+    failIfSsl: http.fail_if_ssl,
+    failIfNotSsl: http.fail_if_not_ssl,
+    failIfBodyMatches: patterns('fail_if_body_matches_regexp'),
+    failIfBodyNotMatches: patterns('fail_if_body_not_matches_regexp'),
+    failIfHeaderMatches: headerChecks('fail_if_header_matches'),
+    failIfHeaderNotMatches: headerChecks('fail_if_header_not_matches'),
+    compression: http.compression,
+    bodySizeLimit,
+    tls: compileTlsConfig(http.tls_config),
+    proxy: url && { url, connectHeaders: http.proxy_connect_header ?? {} },
+    enableHttp2: http.enable_http2,
+    request: compileRequestPlan(http),
+  };
+}
+
+/** Every file an http section names: TLS material, the body, credentials and header values. */
+function httpWithAbsolutePaths(http: HttpSection, absolute: (path: string) => string): HttpSection {
+  const resolve = (path: string | undefined): string | undefined => (path === undefined || path === '' ? path : absolute(path));
+  return {
+    ...http,
+    body_file: resolve(http.body_file),
+    bearer_token_file: resolve(http.bearer_token_file),
+    tls_config: tlsConfigWithAbsolutePaths(http.tls_config, absolute),
+    basic_auth: http.basic_auth && { ...http.basic_auth, password_file: resolve(http.basic_auth.password_file), username_file: resolve(http.basic_auth.username_file) },
+    authorization: http.authorization && { ...http.authorization, credentials_file: resolve(http.authorization.credentials_file) },
+    http_headers:
+      http.http_headers &&
+      Object.fromEntries(Object.entries(http.http_headers).map(([name, header]) => [name, { ...header, files: header.files?.map((file) => resolve(file) ?? file) }])),
+  };
+}
+
+export const httpDefinition = defineProber({ name: 'http', schema: httpSectionSchema, rules: httpRules, withAbsolutePaths: httpWithAbsolutePaths, compile: compileHttp });

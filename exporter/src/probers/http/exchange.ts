@@ -43,7 +43,7 @@ export interface Hop {
 
 export interface Proxy {
   readonly url: URL;
-  readonly connectHeaders: Record<string, string[]>;
+  readonly connectHeaders: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface ExchangeSettings {

@@ -5,16 +5,10 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
-import { Transform, type Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import type { Gauge } from 'prom-client';
-import type { HttpSection } from './definition';
-import { compileGoRegexp } from '../../config/regexp';
-import { parseByteSize } from '../../config/size';
-import { httpSectionSchema } from './definition';
+import type { HttpSettings } from './definition';
 import { PROBE_FAILED_DUE_TO_REGEX, gauge } from '../../metrics';
 import { HTTP_PHASES, PROBE_HTTP_CONTENT_LENGTH, PROBE_HTTP_DURATION, PROBE_HTTP_LAST_MODIFIED, PROBE_HTTP_REDIRECTS, PROBE_HTTP_SSL, PROBE_HTTP_STATUS_CODE, PROBE_HTTP_UNCOMPRESSED_BODY_LENGTH, PROBE_HTTP_VERSION } from './metrics';
-import { EXPORTER_USER_AGENT } from '../../version';
 import { resolveTargetAddress, unbracket } from '../shared/address';
 import { beforeDeadline } from '../shared/deadline';
 import { recordTlsMetrics, tlsConnectionOptions } from '../shared/tls';
@@ -22,6 +16,7 @@ import type { ProbeDeadline, ProbeLogger, Prober } from '../types';
 import { Resources } from '../shared/resources';
 import { exchange, type ExchangeSettings, type Hop, type IncomingResponse, type Timings } from './exchange';
 import { requestContent, type HeaderList, type RequestContent } from './request';
+import { readBody } from './body';
 
 /** Upstream stops after this many redirects and fails the probe. */
 export const MAX_REDIRECTS = 10;
@@ -31,29 +26,27 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Headers not sent to another host after a redirect, as Go's client drops them. */
 const SENSITIVE_HEADERS = new Set(['authorization', 'cookie', 'www-authenticate']);
 
-
 function headerValues(response: IncomingResponse, name: string): string[] {
   const wanted = name.toLowerCase();
   return response.headers.filter(([header]) => header === wanted).map(([, value]) => value);
 }
 
 /** Upstream's header checks: a listed header missing fails unless allow_missing; then the regexps decide. */
-function headersPass(response: IncomingResponse, http: HttpSection, logger: ProbeLogger): boolean {
+function headersPass(response: IncomingResponse, http: HttpSettings, logger: ProbeLogger): boolean {
   for (const [list, failWhenMatched] of [
-    [http.fail_if_header_matches, true],
-    [http.fail_if_header_not_matches, false],
+    [http.failIfHeaderMatches, true],
+    [http.failIfHeaderNotMatches, false],
   ] as const) {
-    for (const check of list ?? []) {
+    for (const check of list) {
       const values = headerValues(response, check.header);
       if (values.length === 0) {
-        if (check.allow_missing) continue;
+        if (check.allowMissing) continue;
         logger.error('Missing required header', { header: check.header });
         return false;
       }
-      const pattern = compileGoRegexp(check.regexp);
-      const matched = values.some((value) => pattern.test(value));
+      const matched = values.some((value) => check.pattern.regexp.test(value));
       if (matched === failWhenMatched) {
-        logger.error(failWhenMatched ? 'Header matched regular expression' : 'Header did not match regular expression', { header: check.header, regexp: check.regexp });
+        logger.error(failWhenMatched ? 'Header matched regular expression' : 'Header did not match regular expression', { header: check.header, regexp: check.pattern.source });
         return false;
       }
     }
@@ -61,86 +54,20 @@ function headersPass(response: IncomingResponse, http: HttpSection, logger: Prob
   return true;
 }
 
-function bodyPasses(body: string, http: HttpSection, logger: ProbeLogger): boolean {
-  for (const source of http.fail_if_body_matches_regexp ?? []) {
-    if (compileGoRegexp(source).test(body)) {
-      logger.error('Body matched regular expression', { regexp: source });
+function bodyPasses(body: string, http: HttpSettings, logger: ProbeLogger): boolean {
+  for (const pattern of http.failIfBodyMatches) {
+    if (pattern.regexp.test(body)) {
+      logger.error('Body matched regular expression', { regexp: pattern.source });
       return false;
     }
   }
-  for (const source of http.fail_if_body_not_matches_regexp ?? []) {
-    if (!compileGoRegexp(source).test(body)) {
-      logger.error('Body did not match regular expression', { regexp: source });
+  for (const pattern of http.failIfBodyNotMatches) {
+    if (!pattern.regexp.test(body)) {
+      logger.error('Body did not match regular expression', { regexp: pattern.source });
       return false;
     }
   }
   return true;
-}
-
-/** `deflate` bodies come zlib-wrapped from most servers and raw from some; accept both. */
-function inflateAny(): Transform {
-  let inner: Transform | undefined;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      if (!inner) {
-        const zlibWrapped = chunk.length >= 2 && (chunk[0] & 0x0f) === 8 && ((chunk[0] << 8) | chunk[1]) % 31 === 0;
-        inner = zlibWrapped ? createInflate() : createInflateRaw();
-        inner.on('data', (data: Buffer) => this.push(data));
-        inner.on('error', (error) => this.destroy(error));
-      }
-      inner.write(chunk, done);
-    },
-    flush(done) {
-      if (!inner) return done();
-      inner.once('end', () => done());
-      inner.end();
-    },
-  });
-}
-
-function decompressor(compression: string): Transform | undefined {
-  switch (compression) {
-    case 'gzip':
-      return createGunzip();
-    case 'br':
-      return createBrotliDecompress();
-    case 'deflate':
-      return inflateAny();
-    default:
-      return undefined;
-  }
-}
-
-class BodyTooLarge extends Error {
-  constructor(limit: number) {
-    super(`response body larger than body_size_limit (${limit} bytes)`);
-  }
-}
-
-/**
- * Reads the body to its end: decompressed as configured, cut at the size limit (an error, as upstream's
- * MaxBytesReader), kept in memory only when a body regexp needs it. Resolves to the byte count and text.
- */
-async function readBody(response: IncomingResponse, http: HttpSection, keep: boolean, deadline: ProbeDeadline): Promise<{ length: number; text: string }> {
-  const limit = http.body_size_limit === undefined ? 0 : (parseByteSize(http.body_size_limit) ?? 0);
-  const decoder = decompressor(http.compression);
-  const source: Readable = decoder ? response.body.pipe(decoder) : response.body;
-  if (decoder) response.body.once('error', (error) => decoder.destroy(error));
-  let length = 0;
-  const chunks: Buffer[] = [];
-  const reading = (async () => {
-    for await (const chunk of source as AsyncIterable<Buffer>) {
-      length += chunk.length;
-      if (limit > 0 && length > limit) throw new BodyTooLarge(limit);
-      if (keep) chunks.push(chunk);
-    }
-  })();
-  try {
-    await beforeDeadline(deadline, 'transfer', reading);
-  } finally {
-    decoder?.destroy();
-  }
-  return { length, text: keep ? Buffer.concat(chunks).toString('utf8') : '' };
 }
 
 interface HopResult {
@@ -156,8 +83,8 @@ function redirectedRequest(status: number, request: RequestContent): RequestCont
   return { ...request, method: 'GET', body: undefined, headers: request.headers.filter(([name]) => !['Content-Type', 'Content-Length'].includes(name)) };
 }
 
-export const probeHttp: Prober = async (deadline, target, module, registry, logger, options) => {
-  const http: HttpSection = module.http ?? httpSectionSchema.parse({});
+export const probeHttp: Prober<'http'> = async (deadline, target, module, registry, logger, options) => {
+  const http = module.http;
   const duration = gauge(registry, PROBE_HTTP_DURATION, ['phase']);
   const contentLength = gauge(registry, PROBE_HTTP_CONTENT_LENGTH);
   const uncompressedLength = gauge(registry, PROBE_HTTP_UNCOMPRESSED_BODY_LENGTH);
@@ -177,12 +104,12 @@ export const probeHttp: Prober = async (deadline, target, module, registry, logg
     return false;
   }
   const targetHost = unbracket(targetUrl.hostname);
-  const proxy = http.proxy_url ? { url: new URL(http.proxy_url), connectHeaders: http.proxy_connect_header ?? {} } : undefined;
+  const proxy = http.proxy;
 
   let firstAddress = targetHost;
-  if (!(http.skip_resolve_phase_with_proxy && proxy)) {
+  if (!(http.skipResolvePhaseWithProxy && proxy)) {
     try {
-      const resolved = await resolveTargetAddress(targetHost, http, deadline, registry, logger);
+      const resolved = await resolveTargetAddress(targetHost, http.ip, deadline, registry, logger);
       duration.inc({ phase: 'resolve' }, resolved.lookupSeconds);
       firstAddress = resolved.address;
     } catch (error) {
@@ -201,16 +128,16 @@ export const probeHttp: Prober = async (deadline, target, module, registry, logg
     let serverName: string;
     let firstTlsOptions: ConnectionOptions | undefined;
     try {
-      request = await requestContent(http, EXPORTER_USER_AGENT, options.hostname);
+      request = await requestContent(http.request, options.hostname);
       // Credentials in the target URL become basic auth unless the module sets its own, as Go's client does.
       if (request.authorization === undefined && (targetUrl.username !== '' || targetUrl.password !== '')) {
         const userinfo = `${decodeURIComponent(targetUrl.username)}:${decodeURIComponent(targetUrl.password)}`;
         request = { ...request, authorization: `Basic ${Buffer.from(userinfo).toString('base64')}` };
       }
       // Upstream checks the certificate against server_name, else the Host header, else the target host.
-      serverName = http.tls_config.server_name || request.host?.replace(/:\d+$/, '') || targetHost;
+      serverName = http.tls.serverName || request.host?.replace(/:\d+$/, '') || targetHost;
       // Reading the TLS files now turns a missing ca_file into a clear failure before any connection.
-      if (targetUrl.protocol === 'https:') firstTlsOptions = await tlsConnectionOptions({ ...http.tls_config, server_name: serverName }, serverName);
+      if (targetUrl.protocol === 'https:') firstTlsOptions = await tlsConnectionOptions({ ...http.tls, serverName }, serverName);
     } catch (error) {
       logger.error('Error preparing the request', { err: error as Error });
       return false;
@@ -234,12 +161,12 @@ export const probeHttp: Prober = async (deadline, target, module, registry, logg
     versionGauge.set(Number(final.proto.replace('HTTP/', '')));
     if (final.tlsSocket) {
       sslGauge.set(1);
-      recordTlsMetrics(final.tlsSocket, registry, !http.tls_config.insecure_skip_verify);
-      if (http.fail_if_ssl) {
+      recordTlsMetrics(final.tlsSocket, registry, !http.tls.insecureSkipVerify);
+      if (http.failIfSsl) {
         logger.error('Final request was over SSL');
         success = false;
       }
-    } else if (http.fail_if_not_ssl) {
+    } else if (http.failIfNotSsl) {
       logger.error('Final request was not over SSL');
       success = false;
     }
@@ -264,7 +191,7 @@ interface Exchanges {
 }
 
 interface Journey {
-  readonly http: HttpSection;
+  readonly http: HttpSettings;
   readonly targetUrl: URL;
   readonly firstAddress: string;
   readonly serverName: string;
@@ -279,13 +206,12 @@ interface Journey {
 /** The journey's first TLS options serve every hop to the same server name; another name gets its own. */
 async function hopTlsOptions(journey: Journey, serverName: string): Promise<ConnectionOptions> {
   if (journey.firstTlsOptions && serverName === journey.serverName) return journey.firstTlsOptions;
-  return tlsConnectionOptions({ ...journey.http.tls_config, server_name: serverName }, serverName);
+  return tlsConnectionOptions({ ...journey.http.tls, serverName }, serverName);
 }
 
 /** Sends the request, then follows redirects as Go's client does, each hop on a new connection. */
 async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, firstRequest: RequestContent): Promise<void> {
   const { http, targetUrl, proxy, deadline, resources, logger } = journey;
-  const follow = http.no_follow_redirects === undefined ? http.follow_redirects : !http.no_follow_redirects;
   const cookies = new Map<string, Map<string, string>>();
   let request = firstRequest;
   let url = targetUrl;
@@ -298,7 +224,7 @@ async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, fi
     if (exchanges.hops.length > 0 && !sameHost) {
       // A redirect to another host resolves it as any client would; the time counts as resolve.
       address = hopHost;
-      if (isIP(hopHost) === 0 && !(http.skip_resolve_phase_with_proxy && proxy)) {
+      if (isIP(hopHost) === 0 && !(http.skipResolvePhaseWithProxy && proxy)) {
         address = (await beforeDeadline(deadline, 'resolve', lookup(hopHost))).address;
       }
       timings.dnsDone = performance.now();
@@ -320,8 +246,8 @@ async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, fi
     if (jar.size > 0) headers.push(['Cookie', [[...jar].map(([name, value]) => `${name}=${value}`).join('; ')]]);
     const settings: ExchangeSettings = {
       tlsOptions: hop.tls ? await hopTlsOptions(journey, hop.serverName) : undefined,
-      enableHttp2: http.enable_http2,
-      sourceAddress: http.source_ip_address,
+      enableHttp2: http.enableHttp2,
+      sourceAddress: http.sourceAddress,
       proxy,
     };
     const response = await exchange(hop, { method: request.method, headers, body: request.body }, settings, deadline, timings, resources);
@@ -339,7 +265,7 @@ async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, fi
     }
     logger.info('Received redirect', { location });
     exchanges.redirects = exchanges.hops.length;
-    if (exchanges.redirects > MAX_REDIRECTS || !follow) {
+    if (exchanges.redirects > MAX_REDIRECTS || !http.followRedirects) {
       logger.info('Not following redirect');
       exchanges.final = response;
       exchanges.requestErrored = true;
@@ -364,20 +290,20 @@ interface Verdict {
 }
 
 /** Upstream's checks of the final response, in its order: status, headers, body (read to the end), HTTP version. */
-async function judge(final: IncomingResponse, requestErrored: boolean, http: HttpSection, deadline: ProbeDeadline, logger: ProbeLogger, regexGauge: Gauge): Promise<Verdict> {
+async function judge(final: IncomingResponse, requestErrored: boolean, http: HttpSettings, deadline: ProbeDeadline, logger: ProbeLogger, regexGauge: Gauge): Promise<Verdict> {
   let success: boolean;
-  if (http.valid_status_codes && http.valid_status_codes.length > 0) {
-    success = http.valid_status_codes.includes(final.status);
-    if (!success) logger.info('Invalid HTTP response status code', { status_code: final.status, valid_status_codes: http.valid_status_codes });
+  if (http.validStatusCodes.length > 0) {
+    success = http.validStatusCodes.includes(final.status);
+    if (!success) logger.info('Invalid HTTP response status code', { status_code: final.status, valid_status_codes: http.validStatusCodes });
   } else {
     success = final.status >= 200 && final.status < 300;
     if (!success) logger.info('Invalid HTTP response status code, wanted 2xx', { status_code: final.status });
   }
-  if (success && ((http.fail_if_header_matches?.length ?? 0) > 0 || (http.fail_if_header_not_matches?.length ?? 0) > 0)) {
+  if (success && (http.failIfHeaderMatches.length > 0 || http.failIfHeaderNotMatches.length > 0)) {
     success = headersPass(final, http, logger);
     regexGauge.set(success ? 0 : 1);
   }
-  const bodyRegexps = (http.fail_if_body_matches_regexp?.length ?? 0) > 0 || (http.fail_if_body_not_matches_regexp?.length ?? 0) > 0;
+  const bodyRegexps = http.failIfBodyMatches.length > 0 || http.failIfBodyNotMatches.length > 0;
   let bodyLength = 0;
   let bodyRead = false;
   if (!requestErrored) {
@@ -395,7 +321,7 @@ async function judge(final: IncomingResponse, requestErrored: boolean, http: Htt
       success = false;
     }
   }
-  if (http.valid_http_versions && http.valid_http_versions.length > 0 && !http.valid_http_versions.includes(final.proto)) {
+  if (http.validHttpVersions.length > 0 && !http.validHttpVersions.includes(final.proto)) {
     logger.error('Invalid HTTP version number', { version: final.proto });
     success = false;
   }

@@ -1,7 +1,8 @@
-/** The icmp prober's definition: its section of a module, with upstream's defaults. */
+/** The icmp prober's definition: its section of a module, with upstream's defaults, and the section compiled. */
 import { z } from 'zod';
 import { defineProber } from '../definition';
-import { ipProtocolFields } from '../shared/ip-protocol';
+import { compileIpPreference, ipProtocolFields, type IpPreference } from '../shared/ip-protocol';
+import { echoPayload } from './echo';
 
 /** Upstream's default TTL for echo requests (the Linux default too). */
 export const DEFAULT_ICMP_TTL = 64;
@@ -17,4 +18,23 @@ export const icmpSectionSchema = z.strictObject({
 
 export type IcmpSection = z.output<typeof icmpSectionSchema>;
 
-export const icmpDefinition = defineProber({ name: 'icmp', schema: icmpSectionSchema, rules: () => [] });
+export interface IcmpSettings {
+  readonly ip: IpPreference;
+  readonly sourceAddress?: string;
+  /** The echo payload, sent as it is in every request. */
+  readonly payload: Buffer;
+  readonly dontFragment: boolean;
+  readonly ttl: number;
+}
+
+export const icmpDefinition = defineProber({
+  name: 'icmp',
+  schema: icmpSectionSchema,
+  compile: (icmp): IcmpSettings => ({
+    ip: compileIpPreference(icmp),
+    sourceAddress: icmp.source_ip_address,
+    payload: echoPayload(icmp.payload_size),
+    dontFragment: icmp.dont_fragment,
+    ttl: icmp.ttl,
+  }),
+});

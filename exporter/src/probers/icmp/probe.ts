@@ -3,18 +3,13 @@
  * the deadline. As upstream on Linux, it tries the kernel's unprivileged ping socket first and a raw
  * socket (root or CAP_NET_RAW) second; without either the probe fails with a line saying what is missing.
  */
-import { icmpSectionSchema, type IcmpSection } from './definition';
+import type { IcmpSettings } from './definition';
 import { gauge } from '../../metrics';
 import { ICMP_PHASES, PROBE_ICMP_DURATION, PROBE_ICMP_REPLY_HOP_LIMIT } from './metrics';
 import { resolveTargetAddress } from '../shared/address';
 import { openIcmpSocket, type IcmpFamily, type IcmpSocket, type IcmpSocketError } from './socket';
+import { echoRequest, isExpectedReply } from './echo';
 import type { ProbeDeadline, ProbeLogger, Prober } from '../types';
-
-/** The payload upstream sends, so that a capture of either exporter looks the same. */
-const PAYLOAD_TEXT = 'Prometheus Blackbox Exporter';
-
-const ECHO_REQUEST: Record<IcmpFamily, number> = { 4: 8, 6: 128 };
-const ECHO_REPLY: Record<IcmpFamily, number> = { 4: 0, 6: 129 };
 
 /** Identifies this process's echo requests on a raw socket, where every ICMP message of the host arrives. */
 const ECHO_IDENTIFIER = process.pid & 0xffff;
@@ -23,50 +18,6 @@ let lastSequence = 0;
 function nextSequence(): number {
   lastSequence = (lastSequence + 1) & 0xffff;
   return lastSequence;
-}
-
-/** The RFC 1071 Internet checksum. ICMPv6 needs none from us: the kernel computes it over the pseudo-header. */
-function internetChecksum(bytes: Buffer): number {
-  let sum = 0;
-  for (let index = 0; index < bytes.length; index += 2) {
-    sum += (bytes[index] << 8) + (index + 1 < bytes.length ? bytes[index + 1] : 0);
-  }
-  while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
-  return ~sum & 0xffff;
-}
-
-export function echoPayload(payloadSize: number | undefined): Buffer {
-  if (!payloadSize) return Buffer.from(PAYLOAD_TEXT);
-  const payload = Buffer.alloc(payloadSize);
-  payload.write(PAYLOAD_TEXT.slice(0, payloadSize));
-  return payload;
-}
-
-export function echoRequest(family: IcmpFamily, identifier: number, sequence: number, payload: Buffer): Buffer {
-  const message = Buffer.alloc(8 + payload.length);
-  message[0] = ECHO_REQUEST[family];
-  message.writeUInt16BE(identifier, 4);
-  message.writeUInt16BE(sequence, 6);
-  payload.copy(message, 8);
-  if (family === 4) message.writeUInt16BE(internetChecksum(message), 2);
-  return message;
-}
-
-/** What identifies the reply to one echo request. */
-export interface ExpectedReply {
-  readonly family: IcmpFamily;
-  readonly from: string;
-  /** Undefined for a ping socket: the kernel rewrites the identifier and delivers only its own replies. */
-  readonly identifier: number | undefined;
-  readonly sequence: number;
-  readonly payload: Buffer;
-}
-
-/** Whether `message` from `from` is the echo reply awaited (a raw socket sees every ICMP message of the host). */
-export function isExpectedReply(message: Buffer, from: string, expected: ExpectedReply): boolean {
-  if (message.length < 8 || message[0] !== ECHO_REPLY[expected.family] || from !== expected.from) return false;
-  if (expected.identifier !== undefined && message.readUInt16BE(4) !== expected.identifier) return false;
-  return message.readUInt16BE(6) === expected.sequence && message.subarray(8).equals(expected.payload);
 }
 
 interface OpenedSocket {
@@ -80,8 +31,8 @@ const PERMISSION_ERRORS = new Set(['EPERM', 'EACCES']);
  * A ping socket if the kernel allows one to this process's group (net.ipv4.ping_group_range), else a raw
  * socket. Throws with the capability named when neither is allowed.
  */
-function openEchoSocket(family: IcmpFamily, settings: IcmpSection, onMessage: (message: Buffer, from: string, hopLimit: number, raw: boolean) => void, logger: ProbeLogger): OpenedSocket {
-  const common = { family, source: settings.source_ip_address, ttl: settings.ttl, dontFragment: settings.dont_fragment };
+function openEchoSocket(family: IcmpFamily, settings: IcmpSettings, onMessage: (message: Buffer, from: string, hopLimit: number, raw: boolean) => void, logger: ProbeLogger): OpenedSocket {
+  const common = { family, source: settings.sourceAddress, ttl: settings.ttl, dontFragment: settings.dontFragment };
   let pingError: IcmpSocketError;
   try {
     const socket = openIcmpSocket({ ...common, raw: false }, (message, from, hopLimit) => onMessage(message, from, hopLimit, false));
@@ -105,15 +56,15 @@ function openEchoSocket(family: IcmpFamily, settings: IcmpSection, onMessage: (m
   }
 }
 
-export const probeIcmp: Prober = async (deadline, target, module, registry, logger) => {
-  const settings = module.icmp ?? icmpSectionSchema.parse({});
+export const probeIcmp: Prober<'icmp'> = async (deadline, target, module, registry, logger) => {
+  const settings = module.icmp;
   const durations = gauge(registry, PROBE_ICMP_DURATION, ['phase']);
   for (const phase of ICMP_PHASES) durations.set({ phase }, 0);
 
   let family: IcmpFamily;
   let address: string;
   try {
-    const resolved = await resolveTargetAddress(target, settings, deadline, registry, logger);
+    const resolved = await resolveTargetAddress(target, settings.ip, deadline, registry, logger);
     family = resolved.family;
     address = resolved.address;
     durations.set({ phase: 'resolve' }, resolved.lookupSeconds);
@@ -124,7 +75,7 @@ export const probeIcmp: Prober = async (deadline, target, module, registry, logg
 
   const setupStarted = performance.now();
   const sequence = nextSequence();
-  const payload = echoPayload(settings.payload_size);
+  const payload = settings.payload;
   let reply: ((hopLimit: number) => void) | undefined;
   let identifier = ECHO_IDENTIFIER;
 

@@ -1,4 +1,7 @@
-/** preferred_ip_protocol and ip_protocol_fallback: every prober's section has them, with upstream's defaults. */
+/**
+ * preferred_ip_protocol and ip_protocol_fallback: every prober's section has them, with upstream's
+ * defaults, and every prober that resolves a host follows them.
+ */
 import { z } from 'zod';
 
 const ipProtocol = z.enum(['ip4', 'ip6']);
@@ -9,8 +12,14 @@ export const ipProtocolFields = {
   ip_protocol_fallback: z.boolean().default(true),
 };
 
-/** The two fields as a section has them once its defaults are applied. */
-export interface IpProtocolSettings {
-  readonly preferred_ip_protocol: 'ip4' | 'ip6';
-  readonly ip_protocol_fallback: boolean;
+export type IpFamily = 4 | 6;
+
+/** The address family to look for first, and whether the other one will do. */
+export interface IpPreference {
+  readonly preferred: IpFamily;
+  readonly fallback: boolean;
+}
+
+export function compileIpPreference(section: { readonly preferred_ip_protocol: 'ip4' | 'ip6'; readonly ip_protocol_fallback: boolean }): IpPreference {
+  return { preferred: section.preferred_ip_protocol === 'ip4' ? 4 : 6, fallback: section.ip_protocol_fallback };
 }

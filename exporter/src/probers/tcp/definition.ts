@@ -1,13 +1,12 @@
 /**
  * The tcp prober's definition: its section of a module (TLS at once or by STARTTLS, and the query_response
- * dialogue) with upstream's defaults, and the rule that every `expect` compiles.
+ * dialogue) with upstream's defaults, and the section compiled.
  */
 import { z } from 'zod';
-import type { Problem } from '../../contract/problems';
-import { regexpProblem, regexpSchema } from '../../config/regexp';
-import { defineProber } from '../definition';
-import { ipProtocolFields } from '../shared/ip-protocol';
-import { DEFAULT_TLS_CONFIG, tlsConfigSchema } from '../shared/tls-config';
+import { regexpSchema, type Pattern } from '../../config/regexp';
+import { defineProber, type CompileContext } from '../definition';
+import { compileIpPreference, ipProtocolFields, type IpPreference } from '../shared/ip-protocol';
+import { compileTlsConfig, DEFAULT_TLS_CONFIG, tlsConfigSchema, tlsConfigWithAbsolutePaths, type TlsSettings } from '../shared/tls-config';
 
 /** Text, or bytes written in YAML as `!!binary <base64>` (upstream's example sends a PostgreSQL SSLRequest so). */
 const textOrBytes = z.union([z.string(), z.instanceof(Uint8Array)]);
@@ -39,10 +38,50 @@ export const tcpSectionSchema = z.strictObject({
 });
 
 export type TcpSection = z.output<typeof tcpSectionSchema>;
-export type QueryResponse = z.output<typeof queryResponseSchema>;
 
-function tcpRules(tcp: TcpSection): Problem[] {
-  return (tcp.query_response ?? []).flatMap((step, index) => (step.expect === undefined ? [] : regexpProblem(['query_response', index, 'expect'], step.expect)));
+/** One query_response step, in the order the probe takes its parts: expect, expect_bytes, send, starttls. */
+export interface QueryStep {
+  readonly expect?: Pattern;
+  /** Read exactly these bytes next. */
+  readonly expectBytes?: Buffer;
+  /** Written with a newline; `expect`'s captures are expanded into it (text as UTF-8, bytes as Latin-1). */
+  readonly send?: string | Buffer;
+  readonly labels?: ReadonlyArray<{ readonly name: string; readonly value: string }>;
+  readonly startTls: boolean;
 }
 
-export const tcpDefinition = defineProber({ name: 'tcp', schema: tcpSectionSchema, rules: tcpRules });
+export interface TcpSettings {
+  readonly ip: IpPreference;
+  readonly sourceAddress?: string;
+  readonly steps: readonly QueryStep[];
+  /** TLS from the start of the connection. */
+  readonly tls: boolean;
+  readonly tlsConfig: TlsSettings;
+}
+
+/** Text stays text (captures are expanded into it); `!!binary` bytes become a Buffer. */
+function textOrBuffer(value: string | Uint8Array | undefined): string | Buffer | undefined {
+  return value === undefined || typeof value === 'string' ? value : Buffer.from(value);
+}
+
+function compileTcp(tcp: TcpSection, context: CompileContext): TcpSettings {
+  const steps = (tcp.query_response ?? []).map(
+    (step, index): QueryStep => ({
+      expect: step.expect === undefined ? undefined : context.pattern(['query_response', index, 'expect'], step.expect),
+      // Empty text expects nothing, as an unset field.
+      expectBytes: step.expect_bytes === undefined || step.expect_bytes === '' ? undefined : Buffer.from(step.expect_bytes),
+      send: textOrBuffer(step.send),
+      labels: step.labels,
+      startTls: step.starttls,
+    }),
+  );
+  return { ip: compileIpPreference(tcp), sourceAddress: tcp.source_ip_address, steps, tls: tcp.tls, tlsConfig: compileTlsConfig(tcp.tls_config) };
+}
+
+export const tcpDefinition = defineProber({
+  name: 'tcp',
+  schema: tcpSectionSchema,
+  rules: () => [],
+  withAbsolutePaths: (tcp, absolute) => ({ ...tcp, tls_config: tlsConfigWithAbsolutePaths(tcp.tls_config, absolute) }),
+  compile: compileTcp,
+});

@@ -6,8 +6,8 @@
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { Gauge, type Registry } from 'prom-client';
-import { tcpSectionSchema, type QueryResponse, type TcpSection } from './definition';
-import { compileGoRegexp, expandGoTemplate } from '../../config/regexp';
+import type { QueryStep, TcpSettings } from './definition';
+import { expandGoTemplate } from '../../config/regexp';
 import { PROBE_FAILED_DUE_TO_REGEX, gauge } from '../../metrics';
 import { PROBE_EXPECT_INFO, PROBE_FAILED_DUE_TO_BYTES } from './metrics';
 import { resolveTargetAddress } from '../shared/address';
@@ -17,88 +17,10 @@ import { Resources } from '../shared/resources';
 import { dial, secureSocket } from '../shared/dial';
 import { recordTlsMetrics, tlsConnectionOptions } from '../shared/tls';
 import type { ProbeDeadline, ProbeLogger, Prober } from '../types';
+import { StreamReader } from './stream-reader';
 
 /** Upstream's tcp prober reports no cipher. */
 const TCP_TLS_METRICS = { lastChainExpiry: true, cipher: false } as const;
-
-/** Go's bufio.Scanner gives up on longer lines; so does this reader, rather than buffering without end. */
-const MAX_LINE_BYTES = 64 * 1024;
-
-/**
- * Lines and exact byte counts from a stream, read as they arrive. Lines end at `\n`, a `\r` before it is
- * dropped, and the unterminated rest counts as a last line at end of stream, as Go's line scanner does.
- */
-class StreamReader {
-  private buffered = Buffer.alloc(0);
-  private ended = false;
-  private failure: Error | undefined;
-  private wake: (() => void) | undefined;
-
-  constructor(private readonly stream: Socket) {
-    stream.on('data', (chunk: Buffer) => {
-      this.buffered = Buffer.concat([this.buffered, chunk]);
-      this.notify();
-    });
-    stream.on('end', () => {
-      this.ended = true;
-      this.notify();
-    });
-    stream.on('error', (error) => {
-      this.failure = error;
-      this.notify();
-    });
-  }
-
-  /** Stops delivering data, so that a TLS upgrade can take the socket over. */
-  detach(): void {
-    this.stream.removeAllListeners('data');
-    this.stream.removeAllListeners('end');
-    this.stream.pause();
-  }
-
-  private notify(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
-  }
-
-  private async more(): Promise<void> {
-    if (this.failure) throw this.failure;
-    await new Promise<void>((resolve) => {
-      this.wake = resolve;
-    });
-    if (this.failure) throw this.failure;
-  }
-
-  /** The next line, or undefined at end of stream. */
-  async line(): Promise<string | undefined> {
-    for (;;) {
-      const newline = this.buffered.indexOf(0x0a);
-      if (newline >= 0) {
-        const line = this.buffered.subarray(0, newline);
-        this.buffered = this.buffered.subarray(newline + 1);
-        return (line[line.length - 1] === 0x0d ? line.subarray(0, -1) : line).toString('utf8');
-      }
-      if (this.buffered.length > MAX_LINE_BYTES) throw new Error(`line longer than ${MAX_LINE_BYTES} bytes`);
-      if (this.ended) {
-        if (this.buffered.length === 0) return undefined;
-        const rest = this.buffered;
-        this.buffered = Buffer.alloc(0);
-        return rest.toString('utf8');
-      }
-      await this.more();
-    }
-  }
-
-  /** The next `count` bytes, or fewer when the stream ends first. */
-  async bytes(count: number): Promise<Buffer> {
-    while (this.buffered.length < count && !this.ended) await this.more();
-    const taken = this.buffered.subarray(0, count);
-    this.buffered = this.buffered.subarray(taken.length);
-    return taken;
-  }
-}
-
 
 interface Connection {
   socket: Socket;
@@ -111,28 +33,28 @@ async function openConnection(
   deadline: ProbeDeadline,
   host: string,
   port: number,
-  settings: TcpSection,
+  settings: TcpSettings,
   registry: Registry,
   logger: ProbeLogger,
   resources: Resources,
 ): Promise<Socket> {
-  const resolved = await resolveTargetAddress(host, settings, deadline, registry, logger);
-  if (settings.source_ip_address) logger.info('Using local address', { srcIP: settings.source_ip_address });
-  const tlsOptions = settings.tls ? await tlsConnectionOptions(settings.tls_config, host) : undefined;
+  const resolved = await resolveTargetAddress(host, settings.ip, deadline, registry, logger);
+  if (settings.sourceAddress) logger.info('Using local address', { srcIP: settings.sourceAddress });
+  const tlsOptions = settings.tls ? await tlsConnectionOptions(settings.tlsConfig, host) : undefined;
   logger.info(settings.tls ? 'Dialing TCP with TLS' : 'Dialing TCP without TLS', { address: resolved.address, port });
-  const endpoint = { address: resolved.address, port, family: resolved.family, source: settings.source_ip_address };
+  const endpoint = { address: resolved.address, port, family: resolved.family, source: settings.sourceAddress };
   const socket = await dial(deadline, endpoint, tlsOptions, resources);
-  if (tlsOptions) recordTlsMetrics(socket as TLSSocket, registry, !settings.tls_config.insecure_skip_verify, TCP_TLS_METRICS);
+  if (tlsOptions) recordTlsMetrics(socket as TLSSocket, registry, !settings.tlsConfig.insecureSkipVerify, TCP_TLS_METRICS);
   return socket;
 }
 
-async function startTls(connection: Connection, deadline: ProbeDeadline, host: string, settings: TcpSection, registry: Registry): Promise<void> {
-  const options = await tlsConnectionOptions(settings.tls_config, host);
+async function startTls(connection: Connection, deadline: ProbeDeadline, host: string, settings: TcpSettings, registry: Registry): Promise<void> {
+  const options = await tlsConnectionOptions(settings.tlsConfig, host);
   connection.reader.detach();
   const secured = await secureSocket(deadline, 'starttls', connection.socket, options, connection.resources);
   connection.socket = secured;
   connection.reader = new StreamReader(secured);
-  recordTlsMetrics(secured, registry, !settings.tls_config.insecure_skip_verify, TCP_TLS_METRICS);
+  recordTlsMetrics(secured, registry, !settings.tlsConfig.insecureSkipVerify, TCP_TLS_METRICS);
 }
 
 /** Writes `line` and a newline, as upstream's Fprintf("%s\n"). */
@@ -141,21 +63,21 @@ function write(socket: Socket, line: Buffer): Promise<void> {
 }
 
 /** Text as UTF-8; `!!binary` bytes as they are. */
-function bytesOf(value: string | Uint8Array): Buffer {
-  return typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value);
+function bytesOf(value: string | Buffer | undefined): Buffer {
+  return typeof value === 'string' ? Buffer.from(value, 'utf8') : (value ?? Buffer.alloc(0));
 }
 
 /**
  * `send` with `expect`'s captures expanded. Bytes are expanded as Latin-1 text, which maps each byte to
  * one character and back, so the bytes around a `${1}` stay exactly as they were.
  */
-function expandSend(send: string | Uint8Array, match: RegExpExecArray): Buffer {
+function expandSend(send: string | Buffer, match: RegExpExecArray): Buffer {
   if (typeof send === 'string') return Buffer.from(expandGoTemplate(send, match), 'utf8');
-  return Buffer.from(expandGoTemplate(Buffer.from(send).toString('latin1'), match), 'latin1');
+  return Buffer.from(expandGoTemplate(send.toString('latin1'), match), 'latin1');
 }
 
 /** Label names of probe_expect_info are the module's; one gauge serves every step that names the same ones. */
-function expectInfo(registry: Registry, labels: NonNullable<QueryResponse['labels']>, match: RegExpExecArray): void {
+function expectInfo(registry: Registry, labels: NonNullable<QueryStep['labels']>, match: RegExpExecArray): void {
   const names = labels.map((label) => label.name);
   let metric = registry.getSingleMetric(PROBE_EXPECT_INFO.name) as Gauge | undefined;
   metric ??= new Gauge({ name: PROBE_EXPECT_INFO.name, help: PROBE_EXPECT_INFO.help, labelNames: names, registers: [registry] });
@@ -164,10 +86,10 @@ function expectInfo(registry: Registry, labels: NonNullable<QueryResponse['label
 
 async function queryResponses(
   connection: Connection,
-  steps: readonly QueryResponse[],
+  steps: readonly QueryStep[],
   deadline: ProbeDeadline,
   host: string,
-  settings: TcpSection,
+  settings: TcpSettings,
   registry: Registry,
   logger: ProbeLogger,
   failedDueToRegex: Gauge,
@@ -175,9 +97,9 @@ async function queryResponses(
 ): Promise<boolean> {
   for (const [index, step] of steps.entries()) {
     logger.info('Processing query response entry', { entry_number: index });
-    let send = bytesOf(step.send ?? '');
+    let send = bytesOf(step.send);
     if (step.expect !== undefined) {
-      const pattern = compileGoRegexp(step.expect);
+      const pattern = step.expect.regexp;
       let match: RegExpExecArray | null = null;
       let line: string | undefined;
       while (match === null && (line = await connection.reader.line()) !== undefined) {
@@ -186,16 +108,16 @@ async function queryResponses(
       }
       if (match === null) {
         failedDueToRegex.set(1);
-        logger.error('Regexp did not match', { regexp: step.expect, line: line ?? '' });
+        logger.error('Regexp did not match', { regexp: step.expect.source, line: line ?? '' });
         return false;
       }
-      logger.info('Regexp matched', { regexp: step.expect, line: line ?? '' });
+      logger.info('Regexp matched', { regexp: step.expect.source, line: line ?? '' });
       failedDueToRegex.set(0);
       if (step.send !== undefined) send = expandSend(step.send, match);
       if (step.labels) expectInfo(registry, step.labels, match);
     }
-    if (step.expect_bytes) {
-      const expected = bytesOf(step.expect_bytes);
+    if (step.expectBytes) {
+      const expected = step.expectBytes;
       const received = await connection.reader.bytes(expected.length);
       if (received.length < expected.length) {
         logger.error('Read less data than expected', { expected: expected.toString('hex'), bytes: received.toString('hex') });
@@ -212,7 +134,7 @@ async function queryResponses(
       logger.debug('Sending line', { line: send.toString('utf8') });
       await write(connection.socket, send);
     }
-    if (step.starttls) {
+    if (step.startTls) {
       await startTls(connection, deadline, host, settings, registry);
       logger.info('TLS Handshake (client) succeeded.');
     }
@@ -220,12 +142,12 @@ async function queryResponses(
   return true;
 }
 
-export const probeTcp: Prober = async (deadline, target, module, registry, logger) => {
-  const settings = module.tcp ?? tcpSectionSchema.parse({});
-  const steps = settings.query_response ?? [];
+export const probeTcp: Prober<'tcp'> = async (deadline, target, module, registry, logger) => {
+  const settings = module.tcp;
+  const steps = settings.steps;
   const failedDueToRegex = gauge(registry, PROBE_FAILED_DUE_TO_REGEX);
   // Registered only where used: blackbox_exporter 0.23 has no expect_bytes and so no such metric.
-  const failedDueToBytes = steps.some((step) => step.expect_bytes) ? gauge(registry, PROBE_FAILED_DUE_TO_BYTES) : undefined;
+  const failedDueToBytes = steps.some((step) => step.expectBytes) ? gauge(registry, PROBE_FAILED_DUE_TO_BYTES) : undefined;
   const split = splitHostPort(target);
   const port = split ? portNumber(split.port) : undefined;
   if (!split || port === undefined) {

@@ -1,12 +1,7 @@
-import { probeDns } from '../../../src/probers/dns/probe';
 import type { ModuleInput } from '../../../src/config/schema';
 import { metricNames, metricValue } from '../../../../test/support/metrics-text';
 import { handlesLeftAfter, openHandles } from '../../../../test/support/open-handles';
 import { runModule } from '../../support/probe-run';
-import { Registry } from 'prom-client';
-import { Logger, ProbeLog } from '../../../src/log';
-import { moduleSchema } from '../../../src/config/schema';
-import { deadlineIn } from '../../../src/probers/shared/deadline';
 import { SOA_SERIAL, ZONE, startDnsTestServer, type DnsTestServer } from '../../../../test/support/dns-test-server';
 import { makeTlsFixtures, type TlsFixtures } from '../../../../test/support/tls-fixtures';
 
@@ -124,16 +119,6 @@ describe('dns prober', () => {
     expect(metricValue(run.samples, 'probe_dns_query_succeeded')).toBe(0);
     expect(run.elapsedMs).toBeGreaterThanOrEqual(490);
     expect(run.elapsedMs).toBeLessThan(600);
-  });
-
-  it('fails, saying why, for a module without its dns section', async () => {
-    // The loader refuses such a module; a caller that skips the loader still gets a clear failure.
-    const log = new ProbeLog(new Logger('error', () => undefined), {});
-    const deadline = deadlineIn(1000);
-    const success = await probeDns(deadline, target, moduleSchema.parse({ prober: 'dns' }), new Registry(), log, {});
-    deadline.cancel();
-    expect(success).toBe(false);
-    expect(log.text()).toContain('needs a dns section with query_name');
   });
 
   it('fails fast when nothing listens', async () => {

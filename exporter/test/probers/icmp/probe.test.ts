@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { echoPayload, echoRequest, isExpectedReply } from '../../../src/probers/icmp/probe';
+import { echoPayload, echoRequest, isExpectedReply } from '../../../src/probers/icmp/echo';
 import { openIcmpSocket, type IcmpSocket } from '../../../src/probers/icmp/socket';
 import type { ModuleInput } from '../../../src/config/schema';
 import { metricValue } from '../../../../test/support/metrics-text';
