@@ -162,7 +162,7 @@ function checkDuplicateJobNames(jobs: readonly Job[]): string[] {
 
 /** Why a target does not fit its prober, or undefined when it does: the exporter's own grammar. */
 export function checkTarget(target: string, prober: ProberName): string | undefined {
-  return targetProblem(prober, target);
+  return targetProblem(prober, target, { strict: true });
 }
 
 function checkEnvReferences(spec: Spec, env: Environment): string[] {

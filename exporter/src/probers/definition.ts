@@ -1,8 +1,8 @@
 /**
  * What defines a prober apart from its probe function: its name, the section of a module it reads (a zod
- * schema with upstream's defaults), the rules across that section's fields, and the compile step that turns
- * the section into the form its probes use. This part loads no runtime dependency of the exporter, so the
- * contract can check modules with it.
+ * schema with upstream's defaults), the rules across that section's fields, the compile step that turns
+ * the section into the form its probes use, and the grammar of its targets. This part loads no runtime
+ * dependency of the exporter, so the contract can check modules and targets with it.
  */
 import type { z } from 'zod';
 import type { FieldPath, Problem } from '../contract/problems';
@@ -16,7 +16,24 @@ export interface CompileContext {
   problem(path: FieldPath, message: string): void;
 }
 
-export interface ProberDefinition<Name extends string = string, Schema extends z.ZodType = z.ZodType, Compiled = unknown> {
+/** A target as a probe reads it, or why the probe cannot; `problem` follows the quoted target. */
+export type ParsedTarget<Target> = { readonly ok: true; readonly target: Target } | { readonly ok: false; readonly problem: string };
+
+/**
+ * What `target=` a prober accepts. The probe parses its target with `parse`, and the contract reports
+ * from the same function, so the two cannot disagree.
+ */
+export interface TargetGrammar<Target> {
+  parse(target: string): ParsedTarget<Target>;
+  /**
+   * What a stricter reader (probekit's spec, by choice) refuses among the targets `parse` accepts: a host
+   * that is neither a name nor an IP address, and what the exporter would otherwise assume (each prober
+   * says which). The words follow the quoted target.
+   */
+  strictProblem(target: Target, written: string): string | undefined;
+}
+
+export interface ProberDefinition<Name extends string = string, Schema extends z.ZodType = z.ZodType, Compiled = unknown, Target = unknown> {
   /** The value of a module's `prober` field, and the name of its section. */
   readonly name: Name;
   /** The section, with upstream's defaults; unknown fields are refused. */
@@ -30,9 +47,20 @@ export interface ProberDefinition<Name extends string = string, Schema extends z
   withAbsolutePaths?(section: z.output<Schema>, absolute: (path: string) => string): z.output<Schema>;
   /** The section as its probes use it: patterns compiled, durations and sizes as numbers, defaults settled. */
   compile(section: z.output<Schema>, context: CompileContext): Compiled;
+  readonly target: TargetGrammar<Target>;
 }
 
 /** Types a definition as written, so that its schema's and its compiled form's own types reach the registry. */
-export function defineProber<const Name extends string, Schema extends z.ZodType, Compiled>(definition: ProberDefinition<Name, Schema, Compiled>): ProberDefinition<Name, Schema, Compiled> {
+export function defineProber<const Name extends string, Schema extends z.ZodType, Compiled, Target>(
+  definition: ProberDefinition<Name, Schema, Compiled, Target>,
+): ProberDefinition<Name, Schema, Compiled, Target> {
   return definition;
+}
+
+export function accepted<Target>(target: Target): ParsedTarget<Target> {
+  return { ok: true, target };
+}
+
+export function refused(problem: string): ParsedTarget<never> {
+  return { ok: false, problem };
 }

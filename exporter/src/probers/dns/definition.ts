@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { regexpSchema, type Pattern } from '../../config/regexp';
-import { defineProber, type CompileContext } from '../definition';
+import { accepted, defineProber, refused, type CompileContext, type TargetGrammar } from '../definition';
+import { hostProblem, portNumber, portProblem, splitHostPort, unbracket } from '../shared/host-port';
 import { compileIpPreference, ipProtocolFields, type IpPreference } from '../shared/ip-protocol';
 import { compileTlsConfig, DEFAULT_TLS_CONFIG, tlsConfigSchema, tlsConfigWithAbsolutePaths, type TlsSettings } from '../shared/tls-config';
 
@@ -109,9 +110,29 @@ function compileDns(dns: DnsSection, context: CompileContext): DnsSettings {
   };
 }
 
+/** The server a dns probe asks; without a port, the module's default (53, or 853 over TLS). */
+export interface DnsServer {
+  readonly host: string;
+  readonly port?: number;
+}
+
+/** `host` or `host:port`, as upstream's dns prober splits it. */
+export const dnsTarget: TargetGrammar<DnsServer> = {
+  parse(target) {
+    const split = splitHostPort(target);
+    if (!split) return accepted({ host: target });
+    const port = portNumber(split.port);
+    if (port !== undefined) return accepted({ host: split.host, port });
+    // A port that is not a number means the target is something else altogether (a URL, say).
+    return refused(/^[0-9]+$/.test(split.port) ? portProblem(split.port) : 'is not the address of a DNS server; write host or host:port, for example 1.1.1.1 or ns1.example.com:53');
+  },
+  strictProblem: ({ host }) => hostProblem(unbracket(host)),
+};
+
 export const dnsDefinition = defineProber({
   name: 'dns',
   schema: dnsSectionSchema,
   withAbsolutePaths: (dns, absolute) => ({ ...dns, tls_config: tlsConfigWithAbsolutePaths(dns.tls_config, absolute) }),
   compile: compileDns,
+  target: dnsTarget,
 });

@@ -5,12 +5,11 @@
  */
 import { randomInt } from 'node:crypto';
 import * as dnsPacket from 'dns-packet';
-import type { RecordValidator } from './definition';
+import { dnsTarget, type RecordValidator } from './definition';
 import { gauge } from '../../metrics';
 import { DNS_PHASES, PROBE_DNS_ADDITIONAL_RRS, PROBE_DNS_ANSWER_RRS, PROBE_DNS_AUTHORITY_RRS, PROBE_DNS_DURATION, PROBE_DNS_QUERY_SUCCEEDED, PROBE_DNS_SERIAL } from './metrics';
 import { resolveTargetAddress } from '../shared/address';
 import type { Endpoint } from '../shared/dial';
-import { portNumber, splitHostPort } from '../shared/host-port';
 import type { ProbeLogger, Prober } from '../types';
 import { recordText, type DecodedRecord } from './record-text';
 import { exchangeStream, exchangeUdp, type PhaseTimes } from './transport';
@@ -73,13 +72,13 @@ export const probeDns: Prober<'dns'> = async (deadline, target, module, registry
   const additionalRrs = gauge(registry, PROBE_DNS_ADDITIONAL_RRS);
   const querySucceeded = gauge(registry, PROBE_DNS_QUERY_SUCCEEDED);
 
-  const split = splitHostPort(target);
-  const host = split?.host ?? target;
-  const port = split ? portNumber(split.port) : settings.defaultPort;
-  if (port === undefined) {
-    logger.error('Target port is not a port number', { target });
+  const parsed = dnsTarget.parse(target);
+  if (!parsed.ok) {
+    logger.error('Target is not host or host:port', { target, err: parsed.problem });
     return false;
   }
+  const host = parsed.target.host;
+  const port = parsed.target.port ?? settings.defaultPort;
 
   let endpoint: Endpoint;
   try {

@@ -1,6 +1,7 @@
 /** The grpc prober's definition: its section of a module, with upstream's defaults, and the section compiled. */
 import { z } from 'zod';
-import { defineProber } from '../definition';
+import { accepted, defineProber, refused, type TargetGrammar } from '../definition';
+import { hostProblem, portNumber, portProblem, splitHostPort, unbracket } from '../shared/host-port';
 import { compileIpPreference, ipProtocolFields, type IpPreference } from '../shared/ip-protocol';
 import { compileTlsConfig, DEFAULT_TLS_CONFIG, tlsConfigSchema, tlsConfigWithAbsolutePaths, type TlsSettings } from '../shared/tls-config';
 
@@ -22,9 +23,34 @@ export interface GrpcSettings {
   readonly tlsConfig: TlsSettings;
 }
 
+/** The server a grpc probe checks; without a port, 443 with TLS and 80 without. */
+export interface GrpcServer {
+  readonly host: string;
+  readonly port?: number;
+}
+
+/** `host:port` or `host`, optionally written as an http:// or https:// URL whose path is ignored, as upstream reads it. */
+export const grpcTarget: TargetGrammar<GrpcServer> = {
+  parse(target) {
+    const hostAndPort = target.replace(/^https?:\/\//, '').replace(/\/.*$/, '');
+    const split = splitHostPort(hostAndPort);
+    const host = split?.host ?? unbracket(hostAndPort);
+    const port = split && portNumber(split.port);
+    if (split && port === undefined) return refused(portProblem(split.port));
+    if (host === '') return refused('has no host; write host:port, for example grpc.example.com:443');
+    return accepted({ host, port });
+  },
+  strictProblem({ host, port }) {
+    // The port the exporter would take follows the module's tls setting, which the target alone does not show.
+    if (port === undefined) return 'is not host:port; a grpc module needs the port, for example example.com:443 or [::1]:50051';
+    return hostProblem(host);
+  },
+};
+
 export const grpcDefinition = defineProber({
   name: 'grpc',
   schema: grpcSectionSchema,
   withAbsolutePaths: (grpc, absolute) => ({ ...grpc, tls_config: tlsConfigWithAbsolutePaths(grpc.tls_config, absolute) }),
   compile: (grpc): GrpcSettings => ({ ip: compileIpPreference(grpc), service: grpc.service, tls: grpc.tls, tlsConfig: compileTlsConfig(grpc.tls_config) }),
+  target: grpcTarget,
 });

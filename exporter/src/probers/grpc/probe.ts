@@ -10,11 +10,11 @@ import { PROBE_SSL_EARLIEST_CERT_EXPIRY, gauge } from '../../metrics';
 import { GRPC_PHASES, PROBE_GRPC_DURATION, PROBE_GRPC_HEALTHCHECK_RESPONSE, PROBE_GRPC_SSL, PROBE_GRPC_STATUS_CODE } from './metrics';
 import { resolveTargetAddress } from '../shared/address';
 import { HealthClient, SERVING_STATUSES, type HealthCheckResponse, type ServingStatus } from './health';
-import { portNumber, splitHostPort } from '../shared/host-port';
 import { Resources } from '../shared/resources';
 import { recordTlsMetrics, tlsConnectionOptions } from '../shared/tls';
 import type { Prober } from '../types';
 import { ProbeCredentials } from './credentials';
+import { grpcTarget } from './definition';
 
 /** Upstream's grpc prober reports neither the last chain expiry nor the cipher. */
 const GRPC_TLS_METRICS = { lastChainExpiry: false, cipher: false } as const;
@@ -37,15 +37,13 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
     registers: [registry],
   });
 
-  // Upstream takes `host:port`, optionally written as an http:// or https:// URL.
-  const hostAndPort = target.replace(/^https?:\/\//, '').replace(/\/.*$/, '');
-  const split = splitHostPort(hostAndPort);
-  const host = split?.host ?? hostAndPort.replace(/^\[(.*)\]$/, '$1');
-  const port = split ? portNumber(split.port) : settings.tls ? 443 : 80;
-  if (port === undefined || host === '') {
-    logger.error('Could not parse target', { target });
+  const parsed = grpcTarget.parse(target);
+  if (!parsed.ok) {
+    logger.error('Could not parse target', { target, err: parsed.problem });
     return false;
   }
+  const host = parsed.target.host;
+  const port = parsed.target.port ?? (settings.tls ? 443 : 80);
 
   let address: string;
   try {

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Problem } from '../../contract/problems';
 import { regexpSchema, type Pattern } from '../../config/regexp';
 import { parseByteSize } from '../../config/size';
-import { defineProber, type CompileContext } from '../definition';
+import { accepted, defineProber, refused, type CompileContext, type TargetGrammar } from '../definition';
 import { compileIpPreference, ipProtocolFields, type IpPreference } from '../shared/ip-protocol';
 import { compileTlsConfig, DEFAULT_TLS_CONFIG, tlsConfigSchema, tlsConfigWithAbsolutePaths, type TlsSettings } from '../shared/tls-config';
 import { compileRequestPlan, type RequestPlan } from './request-plan';
@@ -242,4 +242,37 @@ function httpWithAbsolutePaths(http: HttpSection, absolute: (path: string) => st
   };
 }
 
-export const httpDefinition = defineProber({ name: 'http', schema: httpSectionSchema, rules: httpRules, withAbsolutePaths: httpWithAbsolutePaths, compile: compileHttp });
+export interface HttpTarget {
+  readonly url: URL;
+  /** Whether the target was written with its scheme (http:// or https://, in lower case). */
+  readonly schemeWritten: boolean;
+}
+
+/** A URL; as upstream, a target that does not start with exactly http:// or https:// is taken as http://. */
+export const httpTarget: TargetGrammar<HttpTarget> = {
+  parse(target) {
+    const schemeWritten = /^https?:\/\//.test(target);
+    try {
+      return accepted({ url: new URL(schemeWritten ? target : `http://${target}`), schemeWritten });
+    } catch {
+      return refused('is not a URL; write it as http://host[:port]/path or https://host[:port]/path');
+    }
+  },
+  strictProblem({ schemeWritten }, written) {
+    // A bare host is probed over plain HTTP, rarely what a spec that monitors https sites means.
+    if (schemeWritten) return undefined;
+    const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(written)?.[1];
+    if (scheme === undefined) return 'is not a URL; write it with its scheme, for example https://example.com/health';
+    if (/^https?$/i.test(scheme)) return `has scheme ${scheme}; write it in lower case, the only way the exporter reads it`;
+    return `has scheme ${scheme}; an http module probes http:// and https:// URLs`;
+  },
+};
+
+export const httpDefinition = defineProber({
+  name: 'http',
+  schema: httpSectionSchema,
+  rules: httpRules,
+  withAbsolutePaths: httpWithAbsolutePaths,
+  compile: compileHttp,
+  target: httpTarget,
+});

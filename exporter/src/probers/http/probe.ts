@@ -6,10 +6,11 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import type { Gauge } from 'prom-client';
-import type { HttpSettings } from './definition';
+import { httpTarget, type HttpSettings } from './definition';
 import { PROBE_FAILED_DUE_TO_REGEX, gauge } from '../../metrics';
 import { HTTP_PHASES, PROBE_HTTP_CONTENT_LENGTH, PROBE_HTTP_DURATION, PROBE_HTTP_LAST_MODIFIED, PROBE_HTTP_REDIRECTS, PROBE_HTTP_SSL, PROBE_HTTP_STATUS_CODE, PROBE_HTTP_UNCOMPRESSED_BODY_LENGTH, PROBE_HTTP_VERSION } from './metrics';
-import { resolveTargetAddress, unbracket } from '../shared/address';
+import { resolveTargetAddress } from '../shared/address';
+import { unbracket } from '../shared/host-port';
 import { beforeDeadline } from '../shared/deadline';
 import { recordTlsMetrics, tlsConnectionOptions } from '../shared/tls';
 import type { ProbeDeadline, ProbeLogger, Prober } from '../types';
@@ -95,14 +96,12 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
   const regexGauge = gauge(registry, PROBE_FAILED_DUE_TO_REGEX);
   for (const phase of HTTP_PHASES) duration.set({ phase }, 0);
 
-  const targetText = /^https?:\/\//.test(target) ? target : `http://${target}`;
-  let targetUrl: URL;
-  try {
-    targetUrl = new URL(targetText);
-  } catch (error) {
-    logger.error('Could not parse target URL', { err: error as Error });
+  const parsed = httpTarget.parse(target);
+  if (!parsed.ok) {
+    logger.error('Could not parse target URL', { target, err: parsed.problem });
     return false;
   }
+  const targetUrl = parsed.target.url;
   const targetHost = unbracket(targetUrl.hostname);
   const proxy = http.proxy;
 

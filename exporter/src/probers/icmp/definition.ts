@@ -1,6 +1,7 @@
 /** The icmp prober's definition: its section of a module, with upstream's defaults, and the section compiled. */
 import { z } from 'zod';
-import { defineProber } from '../definition';
+import { accepted, defineProber, type TargetGrammar } from '../definition';
+import { isHost, unbracket } from '../shared/host-port';
 import { compileIpPreference, ipProtocolFields, type IpPreference } from '../shared/ip-protocol';
 import { echoPayload } from './echo';
 
@@ -27,6 +28,12 @@ export interface IcmpSettings {
   readonly ttl: number;
 }
 
+/** A host: any text is one to resolve, as upstream takes it; one that is not a name fails at resolution. */
+export const icmpTarget: TargetGrammar<string> = {
+  parse: (target) => accepted(target),
+  strictProblem: (host) => (isHost(unbracket(host)) ? undefined : 'is not a host; an icmp module pings a host name or IP address, without scheme or port'),
+};
+
 export const icmpDefinition = defineProber({
   name: 'icmp',
   schema: icmpSectionSchema,
@@ -37,4 +44,5 @@ export const icmpDefinition = defineProber({
     dontFragment: icmp.dont_fragment,
     ttl: icmp.ttl,
   }),
+  target: icmpTarget,
 });

@@ -3,7 +3,7 @@
  * the deadline. As upstream on Linux, it tries the kernel's unprivileged ping socket first and a raw
  * socket (root or CAP_NET_RAW) second; without either the probe fails with a line saying what is missing.
  */
-import type { IcmpSettings } from './definition';
+import { icmpTarget, type IcmpSettings } from './definition';
 import { gauge } from '../../metrics';
 import { ICMP_PHASES, PROBE_ICMP_DURATION, PROBE_ICMP_REPLY_HOP_LIMIT } from './metrics';
 import { resolveTargetAddress } from '../shared/address';
@@ -61,10 +61,15 @@ export const probeIcmp: Prober<'icmp'> = async (deadline, target, module, regist
   const durations = gauge(registry, PROBE_ICMP_DURATION, ['phase']);
   for (const phase of ICMP_PHASES) durations.set({ phase }, 0);
 
+  const parsed = icmpTarget.parse(target);
+  if (!parsed.ok) {
+    logger.error('Could not parse target', { target, err: parsed.problem });
+    return false;
+  }
   let family: IcmpFamily;
   let address: string;
   try {
-    const resolved = await resolveTargetAddress(target, settings.ip, deadline, registry, logger);
+    const resolved = await resolveTargetAddress(parsed.target, settings.ip, deadline, registry, logger);
     family = resolved.family;
     address = resolved.address;
     durations.set({ phase: 'resolve' }, resolved.lookupSeconds);

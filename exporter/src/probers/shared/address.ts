@@ -9,6 +9,7 @@ import type { Registry } from 'prom-client';
 import { PROBE_DNS_LOOKUP_TIME, PROBE_IP_ADDR_HASH, PROBE_IP_PROTOCOL, gauge } from '../../metrics';
 import type { ProbeDeadline, ProbeLogger } from '../types';
 import { beforeDeadline } from './deadline';
+import { unbracket } from './host-port';
 import type { IpFamily, IpPreference } from './ip-protocol';
 
 export interface ResolvedAddress {
@@ -58,11 +59,6 @@ function ipBytes(address: string): number[] {
     bytes.push(value >> 8, value & 0xff);
   }
   return bytes;
-}
-
-/** `[::1]` as URLs write it, back to `::1`. */
-export function unbracket(host: string): string {
-  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
 /**

@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { regexpSchema, type Pattern } from '../../config/regexp';
-import { defineProber, type CompileContext } from '../definition';
+import { accepted, defineProber, refused, type CompileContext, type TargetGrammar } from '../definition';
+import { hostProblem, portNumber, portProblem, splitHostPort } from '../shared/host-port';
 import { compileIpPreference, ipProtocolFields, type IpPreference } from '../shared/ip-protocol';
 import { compileTlsConfig, DEFAULT_TLS_CONFIG, tlsConfigSchema, tlsConfigWithAbsolutePaths, type TlsSettings } from '../shared/tls-config';
 
@@ -78,10 +79,30 @@ function compileTcp(tcp: TcpSection, context: CompileContext): TcpSettings {
   return { ip: compileIpPreference(tcp), sourceAddress: tcp.source_ip_address, steps, tls: tcp.tls, tlsConfig: compileTlsConfig(tcp.tls_config) };
 }
 
+export interface HostAndPort {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** `host:port`, as upstream's tcp prober splits it: the port is required. */
+export const tcpTarget: TargetGrammar<HostAndPort> = {
+  parse(target) {
+    const notHostPort = 'is not host:port; a tcp module needs the port, for example example.com:443 or [::1]:443';
+    const split = splitHostPort(target);
+    if (!split) return refused(notHostPort);
+    const port = portNumber(split.port);
+    if (port !== undefined) return accepted({ host: split.host, port });
+    // A port that is not a number means the target is something else altogether (a URL, say).
+    return refused(/^[0-9]+$/.test(split.port) ? portProblem(split.port) : notHostPort);
+  },
+  strictProblem: ({ host }) => hostProblem(host),
+};
+
 export const tcpDefinition = defineProber({
   name: 'tcp',
   schema: tcpSectionSchema,
   rules: () => [],
   withAbsolutePaths: (tcp, absolute) => ({ ...tcp, tls_config: tlsConfigWithAbsolutePaths(tcp.tls_config, absolute) }),
   compile: compileTcp,
+  target: tcpTarget,
 });

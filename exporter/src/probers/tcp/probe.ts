@@ -6,13 +6,12 @@
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { Gauge, type Registry } from 'prom-client';
-import type { QueryStep, TcpSettings } from './definition';
+import { tcpTarget, type QueryStep, type TcpSettings } from './definition';
 import { expandGoTemplate } from '../../config/regexp';
 import { PROBE_FAILED_DUE_TO_REGEX, gauge } from '../../metrics';
 import { PROBE_EXPECT_INFO, PROBE_FAILED_DUE_TO_BYTES } from './metrics';
 import { resolveTargetAddress } from '../shared/address';
 import { beforeDeadline } from '../shared/deadline';
-import { portNumber, splitHostPort } from '../shared/host-port';
 import { Resources } from '../shared/resources';
 import { dial, secureSocket } from '../shared/dial';
 import { recordTlsMetrics, tlsConnectionOptions } from '../shared/tls';
@@ -148,18 +147,18 @@ export const probeTcp: Prober<'tcp'> = async (deadline, target, module, registry
   const failedDueToRegex = gauge(registry, PROBE_FAILED_DUE_TO_REGEX);
   // Registered only where used: blackbox_exporter 0.23 has no expect_bytes and so no such metric.
   const failedDueToBytes = steps.some((step) => step.expectBytes) ? gauge(registry, PROBE_FAILED_DUE_TO_BYTES) : undefined;
-  const split = splitHostPort(target);
-  const port = split ? portNumber(split.port) : undefined;
-  if (!split || port === undefined) {
-    logger.error('Error splitting target address and port', { target, err: 'the target must be host:port' });
+  const parsed = tcpTarget.parse(target);
+  if (!parsed.ok) {
+    logger.error('Error splitting target address and port', { target, err: parsed.problem });
     return false;
   }
+  const { host, port } = parsed.target;
   const resources = new Resources();
   try {
-    const socket = await openConnection(deadline, split.host, port, settings, registry, logger, resources);
+    const socket = await openConnection(deadline, host, port, settings, registry, logger, resources);
     const connection: Connection = { socket, reader: new StreamReader(socket), resources };
     logger.info('Successfully dialed');
-    const work = queryResponses(connection, steps, deadline, split.host, settings, registry, logger, failedDueToRegex, failedDueToBytes);
+    const work = queryResponses(connection, steps, deadline, host, settings, registry, logger, failedDueToRegex, failedDueToBytes);
     return await beforeDeadline(deadline, 'query_response', work);
   } catch (error) {
     logger.error('Error during TCP probe', { err: (error as Error).message });
