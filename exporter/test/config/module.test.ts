@@ -169,3 +169,13 @@ describe('the problems of a module, as the contract reports them', () => {
     expect(lines('zone', module)).toEqual(['modules.zone.dns.validate_answer_rrs.fail_if_matches_regexp[0]: could not compile regular expression "[z-a]": Range out of order in character class']);
   });
 });
+
+describe('compiled regexps', () => {
+  it('are compiled at load, one RegExp per pattern that every probe shares', () => {
+    const config = parseConfig("modules:\n  m:\n    prober: http\n    http:\n      fail_if_body_matches_regexp: ['(?i)^HTTP/1\\.[01] 200']\n", 'blackbox.yml');
+    const [pattern] = of(config.modules.m, 'http').http.failIfBodyMatches;
+    expect(pattern.source).toBe('(?i)^HTTP/1\\.[01] 200');
+    expect(pattern.regexp.flags).not.toMatch(/[gy]/);
+    expect([pattern.regexp.test('http/1.1 200 OK'), pattern.regexp.test('http/1.1 200 OK')]).toEqual([true, true]);
+  });
+});

@@ -55,7 +55,7 @@ export const httpSectionSchema = z.strictObject({
   /** probekit addition (tcp, icmp and dns have it upstream): the local address probe connections leave from. */
   source_ip_address: z.string().optional(),
   skip_resolve_phase_with_proxy: z.boolean().default(false),
-  /** Deprecated upstream in favour of `follow_redirects`, still accepted: the seed's modules use it. */
+  /** Deprecated upstream in favour of `follow_redirects`, still accepted: probekit's documented http_2xx modules set it. */
   no_follow_redirects: z.boolean().optional(),
   fail_if_ssl: z.boolean().default(false),
   fail_if_not_ssl: z.boolean().default(false),
@@ -209,7 +209,7 @@ function compileHttp(http: HttpSection, context: CompileContext): HttpSettings {
     validStatusCodes: http.valid_status_codes ?? [],
     validHttpVersions: http.valid_http_versions ?? [],
     skipResolvePhaseWithProxy: http.skip_resolve_phase_with_proxy,
-    // The deprecated no_follow_redirects, when written, wins: the seed's modules still use it.
+    // The deprecated no_follow_redirects, when written, wins, as upstream reads it.
     followRedirects: http.no_follow_redirects === undefined ? http.follow_redirects : !http.no_follow_redirects,
     failIfSsl: http.fail_if_ssl,
     failIfNotSsl: http.fail_if_not_ssl,

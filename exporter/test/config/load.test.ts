@@ -1,28 +1,18 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfigFile, parseConfig } from '../../src/config/load';
-import { maskedConfigYaml } from '../../src/config/mask';
+import { loadConfigFile, parseConfig } from '../../src/config/load';
 import type { CompiledModule } from '../../src/config/module';
 import type { HttpSettings } from '../../src/probers/http/definition';
-import { compileGoRegexp } from '../../src/config/regexp';
-import { parseByteSize } from '../../src/config/size';
 import { seedModulesYaml } from '../../../test/support/seed-modules';
+import { configProblems } from '../support/config-problems';
 
 function httpOf(module: CompiledModule): HttpSettings {
   if (module.prober !== 'http') throw new Error(`module of prober ${module.prober}`);
   return module.http;
 }
 
-function problems(text: string): string[] {
-  try {
-    parseConfig(text, 'blackbox.yml');
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message.split("\n");
-    throw error;
-  }
-  return [];
-}
+const problems = configProblems;
 
 describe('config loading', () => {
   it('applies upstream defaults in one place, including the prober section', () => {
@@ -38,7 +28,7 @@ describe('config loading', () => {
     expect(parseConfig('modules:\n  m:\n    prober: http\n    http:\n', 'x.yml').modules.m.written.http?.method).toBe('GET');
   });
 
-  it('accepts the seed modules, with the deprecated no_follow_redirects', () => {
+  it('accepts the documented http_2xx, http_2xx_with_header and http_post_2xx modules, with the deprecated no_follow_redirects', () => {
     const config = parseConfig(`modules:\n${seedModulesYaml({ authentication: 'Bearer <ACCESS_TOKEN>', acceptLanguage: 'en-US', postBody: '{}' })}`, 'blackbox.yml');
     expect(Object.keys(config.modules)).toEqual(['http_2xx', 'http_2xx_with_header', 'http_post_2xx']);
     expect(config.modules.http_2xx.written.http?.no_follow_redirects).toBe(false);
@@ -86,61 +76,6 @@ describe('config loading', () => {
     await expect(loadConfigFile(join(dir, 'missing.yml'))).rejects.toThrow(/missing\.yml: cannot read the config file: ENOENT/);
   });
 
-  it('masks secrets in the config it shows', () => {
-    const config = parseConfig(
-      `modules:
-  m:
-    prober: http
-    http:
-      headers:
-        Authentication: Bearer s3cr3t-token
-        Accept-Language: en-US
-      basic_auth:
-        username: user
-        password: hunter2
-      proxy_url: http://proxy:pa55@127.0.0.1:3128
-      http_headers:
-        X-Api-Key:
-          values: [k3y-value]
-          secrets: [another-s3cret]
-`,
-      'blackbox.yml',
-    );
-    const shown = maskedConfigYaml(config);
-    for (const secret of ['s3cr3t-token', 'hunter2', 'pa55', 'k3y-value', 'another-s3cret']) expect(shown).not.toContain(secret);
-    expect(shown).toContain('Accept-Language: en-US');
-    expect(shown).toContain('username: user');
-    expect(shown).toContain('<secret>');
-  });
-});
-
-describe('Go regular expressions', () => {
-  it.each([
-    ['(?i)hello', 'HeLLo there', true],
-    ['(?s)a.b', 'a\nb', true],
-    ['a.b', 'a\nb', false],
-    ['(?P<word>\\w+)!', 'hi!', true],
-    ['^+OK', '+OK ready', false],
-    ['^+OK', 'OK ready', true],
-    ['[[:digit:]]+', 'abc123', true],
-    ['\\Astart', 'start here', true],
-  ])('%s on %p matches: %p', (source, text, expected) => {
-    expect(compileGoRegexp(source).test(text)).toBe(expected);
-  });
-
-  it('refuses flags in the middle, which JS cannot express', () => {
-    expect(() => compileGoRegexp('a(?i)b')).toThrow(/only at the start/);
-  });
-});
-
-describe('sizes', () => {
-  it('reads body_size_limit as upstream (units are powers of 1024)', () => {
-    expect(parseByteSize(100)).toBe(100);
-    expect(parseByteSize('1KB')).toBe(1024);
-    expect(parseByteSize('2MiB')).toBe(2 * 1024 * 1024);
-    expect(parseByteSize('10B')).toBe(10);
-    expect(parseByteSize('ten')).toBeUndefined();
-  });
 });
 
 /**
@@ -182,15 +117,5 @@ describe('configs the exporter refuses', () => {
     const found = problems(`modules:\n${text}`);
     const modulesNamed = new Set(found.map((problem) => /modules\.(m\d+)/.exec(problem)?.[1]).filter(Boolean));
     expect(modulesNamed.size).toBe(REFUSED.length);
-  });
-});
-
-describe('compiled regexps', () => {
-  it('are compiled at load, one RegExp per pattern that every probe shares', () => {
-    const config = parseConfig("modules:\n  m:\n    prober: http\n    http:\n      fail_if_body_matches_regexp: ['(?i)^HTTP/1\\.[01] 200']\n", 'blackbox.yml');
-    const [pattern] = httpOf(config.modules.m).failIfBodyMatches;
-    expect(pattern.source).toBe('(?i)^HTTP/1\\.[01] 200');
-    expect(pattern.regexp.flags).not.toMatch(/[gy]/);
-    expect([pattern.regexp.test('http/1.1 200 OK'), pattern.regexp.test('http/1.1 200 OK')]).toEqual([true, true]);
   });
 });
