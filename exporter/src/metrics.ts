@@ -18,6 +18,13 @@ export function gauge(registry: Registry, metric: MetricDefinition, labelNames: 
   return new Gauge({ name: metric.name, help: metric.help, labelNames, registers: [registry] });
 }
 
+/** A gauge of seconds by `phase`, every phase present from the start (0 until timed), as upstream reports them. */
+export function phaseGauge(registry: Registry, metric: MetricDefinition, phases: readonly string[]): Gauge {
+  const durations = gauge(registry, metric, ['phase']);
+  for (const phase of phases) durations.set({ phase }, 0);
+  return durations;
+}
+
 /** Set by the probe handler for every prober. */
 export const PROBE_SUCCESS = metric('probe_success', 'Whether the probe succeeded (1) or failed (0)');
 export const PROBE_DURATION = metric('probe_duration_seconds', 'How long the whole probe took, in seconds');

@@ -1,7 +1,8 @@
 /**
  * The exporter's contract: everything another package may know about the exporter, and the only entry point
- * of `@probekit/exporter` (its package.json `exports` refuses deep imports). It loads no prober and no
- * runtime dependency of the exporter, only what describes its config file and its HTTP interface.
+ * of `@probekit/exporter` (its package.json `exports` refuses deep imports). It loads no probe function and
+ * no runtime dependency of the exporter, only what describes its config file (the probers' definitions:
+ * sections, compile steps, target grammars) and its HTTP interface.
  */
 export * from './endpoints';
 export * from './problems';

@@ -6,7 +6,7 @@
 import { randomInt } from 'node:crypto';
 import * as dnsPacket from 'dns-packet';
 import { dnsTarget, type RecordValidator } from './definition';
-import { gauge } from '../../metrics';
+import { gauge, phaseGauge } from '../../metrics';
 import { DNS_PHASES, PROBE_DNS_ADDITIONAL_RRS, PROBE_DNS_ANSWER_RRS, PROBE_DNS_AUTHORITY_RRS, PROBE_DNS_DURATION, PROBE_DNS_QUERY_SUCCEEDED, PROBE_DNS_SERIAL } from './metrics';
 import { resolveTargetAddress } from '../shared/address';
 import type { Endpoint } from '../shared/dial';
@@ -65,8 +65,7 @@ export function validRecords(records: readonly DecodedRecord[], validator: Recor
 
 export const probeDns: Prober<'dns'> = async (deadline, target, module, registry, logger) => {
   const settings = module.dns;
-  const durations = gauge(registry, PROBE_DNS_DURATION, ['phase']);
-  for (const phase of DNS_PHASES) durations.set({ phase }, 0);
+  const durations = phaseGauge(registry, PROBE_DNS_DURATION, DNS_PHASES);
   const answerRrs = gauge(registry, PROBE_DNS_ANSWER_RRS);
   const authorityRrs = gauge(registry, PROBE_DNS_AUTHORITY_RRS);
   const additionalRrs = gauge(registry, PROBE_DNS_ADDITIONAL_RRS);

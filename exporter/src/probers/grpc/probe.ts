@@ -2,13 +2,13 @@
  * The grpc prober: one grpc.health.v1.Health/Check call for the module's `service`; success when the
  * answer is SERVING. Each probe has its own channel, closed when the probe ends, whatever happened.
  */
-import { isIP } from 'node:net';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { Gauge } from 'prom-client';
-import { PROBE_SSL_EARLIEST_CERT_EXPIRY, gauge } from '../../metrics';
+import { PROBE_SSL_EARLIEST_CERT_EXPIRY, gauge, phaseGauge } from '../../metrics';
 import { GRPC_PHASES, PROBE_GRPC_DURATION, PROBE_GRPC_HEALTHCHECK_RESPONSE, PROBE_GRPC_SSL, PROBE_GRPC_STATUS_CODE } from './metrics';
 import { resolveTargetAddress } from '../shared/address';
+import { joinHostPort } from '../shared/host-port';
 import { HealthClient, SERVING_STATUSES, type HealthCheckResponse, type ServingStatus } from './health';
 import { Resources } from '../shared/resources';
 import { recordTlsMetrics, tlsConnectionOptions } from '../shared/tls';
@@ -19,15 +19,9 @@ import { grpcTarget } from './definition';
 /** Upstream's grpc prober reports neither the last chain expiry nor the cipher. */
 const GRPC_TLS_METRICS = { lastChainExpiry: false, cipher: false } as const;
 
-/** `[::1]:443` for IPv6 literals, `host:443` otherwise. */
-function joinHostPort(host: string, port: number): string {
-  return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
-}
-
 export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, registry, logger) => {
   const settings = module.grpc;
-  const durations = gauge(registry, PROBE_GRPC_DURATION, ['phase']);
-  for (const phase of GRPC_PHASES) durations.set({ phase }, 0);
+  const durations = phaseGauge(registry, PROBE_GRPC_DURATION, GRPC_PHASES);
   const ssl = gauge(registry, PROBE_GRPC_SSL);
   const statusCode = gauge(registry, PROBE_GRPC_STATUS_CODE);
   const healthResponse = new Gauge({

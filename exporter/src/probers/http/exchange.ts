@@ -13,6 +13,7 @@ import type { Readable } from 'node:stream';
 import type { ProbeDeadline } from '../types';
 import { beforeDeadline } from '../shared/deadline';
 import { connectTcp, secureSocket } from '../shared/dial';
+import { joinHostPort } from '../shared/host-port';
 import type { Resources } from '../shared/resources';
 import type { HeaderList } from './request';
 
@@ -166,7 +167,7 @@ async function exchangeHttp2(tlsSocket: TLSSocket, hop: Hop, path: string, reque
 
 /** Sends `request` to `hop` over a new connection and resolves with the response head; the body is left to read. */
 export async function exchange(hop: Hop, request: OutgoingRequest, settings: ExchangeSettings, deadline: ProbeDeadline, timings: Timings, resources: Resources): Promise<IncomingResponse> {
-  const authority = `${hop.address.includes(':') ? `[${hop.address}]` : hop.address}:${hop.port}`;
+  const authority = joinHostPort(hop.address, hop.port);
   const proxy = settings.proxy;
   let socket: Socket;
   let path = `${hop.url.pathname}${hop.url.search}`;

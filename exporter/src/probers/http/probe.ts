@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import type { Gauge } from 'prom-client';
 import { httpTarget, type HttpSettings } from './definition';
-import { PROBE_FAILED_DUE_TO_REGEX, gauge } from '../../metrics';
+import { PROBE_FAILED_DUE_TO_REGEX, gauge, phaseGauge } from '../../metrics';
 import { HTTP_PHASES, PROBE_HTTP_CONTENT_LENGTH, PROBE_HTTP_DURATION, PROBE_HTTP_LAST_MODIFIED, PROBE_HTTP_REDIRECTS, PROBE_HTTP_SSL, PROBE_HTTP_STATUS_CODE, PROBE_HTTP_UNCOMPRESSED_BODY_LENGTH, PROBE_HTTP_VERSION } from './metrics';
 import { resolveTargetAddress } from '../shared/address';
 import { unbracket } from '../shared/host-port';
@@ -86,7 +86,7 @@ function redirectedRequest(status: number, request: RequestContent): RequestCont
 
 export const probeHttp: Prober<'http'> = async (deadline, target, module, registry, logger, options) => {
   const http = module.http;
-  const duration = gauge(registry, PROBE_HTTP_DURATION, ['phase']);
+  const duration = phaseGauge(registry, PROBE_HTTP_DURATION, HTTP_PHASES);
   const contentLength = gauge(registry, PROBE_HTTP_CONTENT_LENGTH);
   const uncompressedLength = gauge(registry, PROBE_HTTP_UNCOMPRESSED_BODY_LENGTH);
   const redirectsGauge = gauge(registry, PROBE_HTTP_REDIRECTS);
@@ -94,7 +94,6 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
   const statusGauge = gauge(registry, PROBE_HTTP_STATUS_CODE);
   const versionGauge = gauge(registry, PROBE_HTTP_VERSION);
   const regexGauge = gauge(registry, PROBE_FAILED_DUE_TO_REGEX);
-  for (const phase of HTTP_PHASES) duration.set({ phase }, 0);
 
   const parsed = httpTarget.parse(target);
   if (!parsed.ok) {

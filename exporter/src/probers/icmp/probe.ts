@@ -4,7 +4,7 @@
  * socket (root or CAP_NET_RAW) second; without either the probe fails with a line saying what is missing.
  */
 import { icmpTarget, type IcmpSettings } from './definition';
-import { gauge } from '../../metrics';
+import { gauge, phaseGauge } from '../../metrics';
 import { ICMP_PHASES, PROBE_ICMP_DURATION, PROBE_ICMP_REPLY_HOP_LIMIT } from './metrics';
 import { resolveTargetAddress } from '../shared/address';
 import { openIcmpSocket, type IcmpFamily, type IcmpSocket, type IcmpSocketError } from './socket';
@@ -58,8 +58,7 @@ function openEchoSocket(family: IcmpFamily, settings: IcmpSettings, onMessage: (
 
 export const probeIcmp: Prober<'icmp'> = async (deadline, target, module, registry, logger) => {
   const settings = module.icmp;
-  const durations = gauge(registry, PROBE_ICMP_DURATION, ['phase']);
-  for (const phase of ICMP_PHASES) durations.set({ phase }, 0);
+  const durations = phaseGauge(registry, PROBE_ICMP_DURATION, ICMP_PHASES);
 
   const parsed = icmpTarget.parse(target);
   if (!parsed.ok) {

@@ -19,6 +19,11 @@ export function splitHostPort(target: string): HostPort | undefined {
   return { host: target.slice(0, colon), port: target.slice(colon + 1) };
 }
 
+/** `[::1]:443` for an IPv6 address, `host:443` otherwise: the reverse of splitHostPort. */
+export function joinHostPort(host: string, port: number): string {
+  return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
 /** A port as a number, or undefined when the text is not one (1-65535, digits only). */
 export function portNumber(text: string): number | undefined {
   if (!/^[0-9]{1,5}$/.test(text)) return undefined;
