@@ -12,7 +12,7 @@ import { probeIcmp } from './icmp/probe';
 import { probeTcp } from './tcp/probe';
 import type { ProbeDeadline, ProbeLogger, ProbeOptions, Prober } from './types';
 
-export const PROBERS: { readonly [N in ProberName]: Prober<N> } = {
+const PROBERS: { readonly [N in ProberName]: Prober<N> } = {
   http: probeHttp,
   tcp: probeTcp,
   dns: probeDns,
