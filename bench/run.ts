@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { stringify } from 'yaml';
 import type { ConfigInput, ModuleInput } from '@probekit/exporter';
-import { openIcmpSocket } from '../exporter/src/probers/shared/icmp-socket';
+import { openIcmpSocket } from '../exporter/src/probers/icmp/socket';
 import { ZONE } from '../test/support/dns-test-server';
 import { makeTlsFixtures } from '../test/support/tls-fixtures';
 import { REFERENCE_EXPORTER, startExporter, type RunningExporter, type StartOptions } from '../test/support/reference-exporter';

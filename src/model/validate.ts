@@ -342,27 +342,13 @@ function checkDuplicateJobNames(jobs: ReadonlyArray<[number, Job]>): Problem[] {
 }
 
 /**
- * Why a target does not fit its prober, or undefined when it does: the exporter's own grammar per prober
- * (`targetProblem`), and two rules by which the spec is stricter than the exporter, by choice:
- * - an http target carries its scheme. The exporter probes `example.com` as http://example.com; the spec
- *   asks for the scheme, so that whether the probe uses TLS is written in the spec rather than guessed.
- * - a grpc target has no path. The exporter drops it (the service a probe checks is the module's
- *   grpc.service), so a path would only suggest a check that does not happen.
+ * Why a target does not fit its prober, or undefined when it does: the exporter's own grammar per prober,
+ * in its strict form, by the spec's choice: every target written out in full (an http target carries its
+ * scheme, so that whether the probe uses TLS is written in the spec rather than guessed; a grpc target
+ * has its port and no path, which the prober would drop; a host is a host name or an IP address).
  */
 export function checkTarget(target: string, prober: ProberName): string | undefined {
-  return stricterTargetProblem(target, prober) ?? targetProblem(prober, target);
-}
-
-/** The spec's own target rules on top of the exporter's grammar; each applies only to a target the exporter would take. */
-function stricterTargetProblem(target: string, prober: ProberName): string | undefined {
-  if (prober === 'http' && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(target) && targetProblem('http', `http://${target}`) === undefined) {
-    return `has no scheme; write https://${target} or http://${target} (the spec asks for the scheme, so that whether the probe uses TLS is written down)`;
-  }
-  const withPath = prober === 'grpc' ? /^((?:https?:\/\/)?[^/]+)(\/.+)$/.exec(target) : null;
-  if (withPath && targetProblem('grpc', withPath[1]!) === undefined) {
-    return `has a path ${withPath[2]}, which the grpc prober does not use (it checks the module's grpc.service); write ${withPath[1]}`;
-  }
-  return undefined;
+  return targetProblem(prober, target, { strict: true });
 }
 
 function checkEnvReferences(modules: Readonly<Record<string, SpecModule>>, apiToken: SecretRef | undefined, env: Environment): Problem[] {

@@ -4,7 +4,8 @@
  * `Authentication: Bearer <ACCESS_TOKEN>` lives in plain `headers`).
  */
 import { stringify } from 'yaml';
-import type { Config, Module } from './schema';
+import type { CompiledConfig } from './module';
+import type { Module } from './schema';
 
 export const SECRET_MASK = '<secret>';
 
@@ -51,7 +52,8 @@ export function maskModule(module: Module): unknown {
   return maskTree(module);
 }
 
-/** The loaded config (defaults applied) as YAML with secrets masked. */
-export function maskedConfigYaml(config: Config): string {
-  return stringify(maskTree(config));
+/** The loaded config as written (defaults applied) as YAML with secrets masked. */
+export function maskedConfigYaml(config: CompiledConfig): string {
+  const modules = Object.fromEntries(Object.entries(config.modules).map(([name, module]) => [name, module.written]));
+  return stringify(maskTree({ modules }));
 }

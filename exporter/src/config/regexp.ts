@@ -3,6 +3,10 @@
  * translates the ones that appear in real configs and refuses, with a message, what has no JS equivalent,
  * so that a pattern never silently means something else.
  */
+import { z } from 'zod';
+
+/** A regular expression as written in the file; the config loader compiles (and so checks) it. */
+export const regexpSchema = z.string();
 
 const POSIX_CLASSES: Record<string, string> = {
   alnum: '0-9A-Za-z',
@@ -25,25 +29,19 @@ const GO_FLAGS: Record<string, string> = { i: 'i', m: 'm', s: 's' };
 
 export class RegexpError extends Error {}
 
-/**
- * Compiled patterns by source. The loader compiles every pattern once to check it; probes then find it
- * here instead of translating and compiling again on each probe. Without the g and y flags (never set
- * here) a RegExp keeps no state between calls, so one object serves every probe. Sources come only from
- * config files, so the map holds no more than the patterns ever configured.
- */
-const compiled = new Map<string, RegExp>();
-
-/** Compiles a Go regular expression into a JS RegExp with the same meaning, or throws RegexpError. */
-export function compileGoRegexp(source: string): RegExp {
-  let regexp = compiled.get(source);
-  if (regexp === undefined) {
-    regexp = translateGoRegexp(source);
-    compiled.set(source, regexp);
-  }
-  return regexp;
+/** A compiled pattern, with the text it was written as: logs name a pattern by its text. */
+export interface Pattern {
+  readonly source: string;
+  readonly regexp: RegExp;
 }
 
-function translateGoRegexp(source: string): RegExp {
+/**
+ * Compiles a Go regular expression into a JS RegExp with the same meaning, or throws RegexpError. This is
+ * the one place a regular expression engine is called: the config loader calls it once per pattern, and
+ * probes use what it returned. Without the g and y flags (never set here) a RegExp keeps no state between
+ * calls, so one object serves every probe.
+ */
+export function compileGoRegexp(source: string): RegExp {
   let pattern = source;
   let flags = '';
   // Flags for the whole expression: `(?i)` or `(?is)` at the very start.

@@ -30,10 +30,6 @@ export const DEFAULT_CONFIG_FILE = 'blackbox.yml';
 /** The header Prometheus sends with every scrape; the probe deadline is derived from it. */
 export const SCRAPE_TIMEOUT_HEADER = 'X-Prometheus-Scrape-Timeout-Seconds';
 
-/** The probers the exporter implements; the `prober` field of a module takes one of these. */
-export const PROBER_NAMES = ['http', 'tcp', 'dns', 'icmp', 'grpc'] as const;
-export type ProberName = (typeof PROBER_NAMES)[number];
-
 /** Where the exporter listens unless told otherwise: every interface, port 9115 (`--web.listen-address`). */
 export const DEFAULT_LISTEN_ADDRESS = `:${EXPORTER_PORT}`;
 

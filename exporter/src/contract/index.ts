@@ -1,13 +1,15 @@
 /**
  * The exporter's contract: everything another package may know about the exporter, and the only entry point
- * of `@probekit/exporter` (its package.json `exports` refuses deep imports). It loads no prober and no
- * runtime dependency of the exporter, only what describes its config file and its HTTP interface.
+ * of `@probekit/exporter` (its package.json `exports` refuses deep imports). It loads no probe function and
+ * no runtime dependency of the exporter, only what describes its config file (the probers' definitions:
+ * sections, compile steps, target grammars) and its HTTP interface.
  */
 export * from './endpoints';
 export * from './problems';
 export * from './targets';
+export { PROBER_NAMES, type ProberName } from '../probers/registry';
 export { EXPORTER_VERSION, EXPORTER_IMAGE } from '../version';
 export { moduleSchema, configSchema, type ModuleInput, type ConfigInput, type Module, type Config } from '../config/schema';
-export { validateModule, type ConfigProblem } from '../config/validate';
+export { moduleProblems, validateModule } from '../config/module';
 export { DURATION_HINT, parseDuration, formatDuration } from '../config/duration';
 export { parseByteSize } from '../config/size';

@@ -1,51 +1,28 @@
 /**
- * The target grammar of each prober: what `target=` a module of that prober can probe. probekit's spec
- * checks its jobs' targets with this, so a target the spec accepts is one the exporter can probe.
+ * The target grammar of each prober: what `target=` a module of that prober can probe. Each prober's
+ * folder defines its grammar, and its probe parses its target with that same function, so what this
+ * reports is what the exporter does.
  */
-import { isIP } from 'node:net';
-import type { ProberName } from './endpoints';
-import { portNumber, splitHostPort, type HostPort } from '../probers/shared/host-port';
+import type { TargetGrammar } from '../probers/definition';
+import { PROBER_DEFINITIONS, type ProberName } from '../probers/registry';
 
-const HOSTNAME = /^(?=.{1,253}$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*\.?$/;
-
-function isHost(host: string): boolean {
-  return isIP(host) !== 0 || HOSTNAME.test(host);
-}
-
-/** Why a `host:port` target is wrong, or undefined when it is right; as the exporter's probers split it. */
-function hostPortProblem(parts: HostPort): string | undefined {
-  if (!isHost(parts.host)) return `has an invalid host "${parts.host}"`;
-  return portNumber(parts.port) === undefined ? `has an invalid port ${parts.port}; use 1 to 65535` : undefined;
+export interface TargetOptions {
+  /**
+   * Also refuse targets the exporter would probe but that are likely mistakes, for a reader that wants
+   * every target written out in full (probekit's spec, by its own choice):
+   * - a host that is neither a host name nor an IP address (the exporter resolves it, and fails, at every probe);
+   * - http: a target without its scheme, or with another one (the exporter probes it as http://...);
+   * - grpc: a target without its port (the exporter takes 443 or 80, by the module's tls setting).
+   * @default false: report exactly what the exporter's probers refuse.
+   */
+  readonly strict?: boolean;
 }
 
 /** Why `target` does not fit `prober`, or undefined when it does; the text follows the quoted target. */
-export function targetProblem(prober: ProberName, target: string): string | undefined {
-  switch (prober) {
-    case 'http': {
-      let url: URL;
-      try {
-        url = new URL(target);
-      } catch {
-        return 'is not a URL; write it with its scheme, for example https://example.com/health';
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') return `has scheme ${url.protocol.slice(0, -1)}; an http module probes http:// and https:// URLs`;
-      return url.hostname ? undefined : 'has no host; write it as https://host[:port]/path';
-    }
-    case 'tcp':
-    case 'grpc': {
-      // A grpc target may also be written as a URL with the port (https://host:port), as upstream reads it.
-      const parts = splitHostPort(prober === 'grpc' ? target.replace(/^https?:\/\//, '').replace(/\/$/, '') : target);
-      if (!parts) return `is not host:port; a ${prober} module needs the port, for example example.com:443 or [::1]:${prober === 'grpc' ? '50051' : '443'}`;
-      return hostPortProblem(parts);
-    }
-    case 'dns': {
-      // A port that is not a number means the target is something else altogether (a URL, say).
-      const parts = splitHostPort(target);
-      if (parts && /^[0-9]+$/.test(parts.port)) return hostPortProblem(parts);
-      return isHost(target) ? undefined : 'is not the address of a DNS server; write host or host:port, for example 1.1.1.1 or ns1.example.com:53';
-    }
-    case 'icmp':
-      if (isHost(target)) return undefined;
-      return 'is not a host; an icmp module pings a host name or IP address, without scheme or port';
-  }
+export function targetProblem(prober: ProberName, target: string, options: TargetOptions = {}): string | undefined {
+  // Each grammar reads its own kind of target; past this point the prober is only known at run time.
+  const grammar: TargetGrammar<unknown> = PROBER_DEFINITIONS[prober].target;
+  const parsed = grammar.parse(target);
+  if (!parsed.ok) return parsed.problem;
+  return options.strict ? grammar.strictProblem(parsed.target, target) : undefined;
 }

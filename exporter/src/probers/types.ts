@@ -3,7 +3,8 @@
  * the deadline, probe_success, probe_duration_seconds, debug output); a prober only probes.
  */
 import type { Registry } from 'prom-client';
-import type { Module } from '../config/schema';
+import type { CompiledModule } from '../config/module';
+import type { ProberName } from './registry';
 
 /** The time a probe may take, as an abort signal plus the instant it fires. */
 export interface ProbeDeadline {
@@ -27,13 +28,13 @@ export interface ProbeOptions {
 }
 
 /**
- * Probes `target` with the module's settings, records its metrics in `registry` (fresh for this probe),
- * and resolves to whether the probe succeeded. It never rejects: a failure is `false` plus a log line.
+ * Probes `target` with a compiled module of prober N, records its metrics in `registry` (fresh for this
+ * probe), and resolves to whether the probe succeeded. It never rejects: a failure is `false` plus a log line.
  */
-export type Prober = (
+export type Prober<N extends ProberName> = (
   deadline: ProbeDeadline,
   target: string,
-  module: Module,
+  module: CompiledModule<N>,
   registry: Registry,
   logger: ProbeLogger,
   options: ProbeOptions,

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { loadConfigFile } from '../config/load';
 import { maskedConfigYaml } from '../config/mask';
-import type { Config } from '../config/schema';
+import type { CompiledConfig } from '../config/module';
 import { CONFIG_PATH, HEALTH_PATH, METRICS_PATH, PROBE_LOGS_PATH, PROBE_PATH, RELOAD_PATH, SCRAPE_TIMEOUT_HEADER } from '../contract/endpoints';
 import type { Logger } from '../log';
 import { BUILD_INFO, CONFIG_RELOAD_SUCCESS, CONFIG_RELOAD_SUCCESS_TIME, MODULE_UNKNOWN, gauge } from '../metrics';
@@ -24,7 +24,7 @@ export interface ExporterOptions {
 
 export class Exporter {
   readonly metrics = new Registry();
-  private config: Config = { modules: {} };
+  private config: CompiledConfig = { modules: {} };
   private readonly history: ProbeHistory;
   private readonly unknownModules: Counter;
   private readonly reloadSuccess: Gauge;

@@ -5,11 +5,10 @@
  */
 import { Counter, Registry, type OpenMetricsContentType } from 'prom-client';
 import { stringify } from 'yaml';
-import { parseDuration } from '../config/duration';
 import { maskModule, maskUrl } from '../config/mask';
-import type { Config, Module } from '../config/schema';
+import type { CompiledConfig, CompiledModule } from '../config/module';
 import { PROBE_DURATION, PROBE_SUCCESS, gauge } from '../metrics';
-import { PROBERS } from '../probers';
+import { probe } from '../probers';
 import { deadlineIn } from '../probers/shared/deadline';
 import { ProbeLog, type Logger } from '../log';
 import type { ProbeHistory } from './history';
@@ -27,7 +26,7 @@ export interface ProbeReply {
 }
 
 export interface ProbeContext {
-  readonly config: Config;
+  readonly config: CompiledConfig;
   readonly timeoutOffsetSeconds: number;
   readonly log: Logger;
   readonly history: ProbeHistory;
@@ -42,7 +41,7 @@ function plain(status: number, body: string): ProbeReply {
  * Seconds the probe may take, as upstream computes it: the scrape timeout (120 s when absent or 0) less
  * the offset, unless the module's own timeout is smaller (or that difference is negative).
  */
-export function probeTimeoutSeconds(module: Module, scrapeTimeoutHeader: string | undefined, offsetSeconds: number): number {
+export function probeTimeoutSeconds(moduleTimeoutMs: number | undefined, scrapeTimeoutHeader: string | undefined, offsetSeconds: number): number {
   let scrapeSeconds = 0;
   if (scrapeTimeoutHeader !== undefined && scrapeTimeoutHeader !== '') {
     scrapeSeconds = Number(scrapeTimeoutHeader);
@@ -50,18 +49,18 @@ export function probeTimeoutSeconds(module: Module, scrapeTimeoutHeader: string 
   }
   if (scrapeSeconds === 0) scrapeSeconds = DEFAULT_SCRAPE_TIMEOUT_SECONDS;
   const available = scrapeSeconds - offsetSeconds;
-  const moduleSeconds = module.timeout === undefined ? 0 : (parseDuration(module.timeout) ?? 0) / 1000;
+  const moduleSeconds = (moduleTimeoutMs ?? 0) / 1000;
   return (moduleSeconds > 0 && moduleSeconds < available) || available < 0 ? moduleSeconds : available;
 }
 
 /** Each loaded module's masked YAML, written once: every probe keeps a debug text for the history. */
-const maskedModuleYaml = new WeakMap<Module, string>();
+const maskedModuleYaml = new WeakMap<CompiledModule, string>();
 
-/** The debug=true answer: the probe's log, the metrics it would return, its module with secrets masked. */
-function debugText(logText: string, metricsText: string, module: Module): string {
+/** The debug=true answer: the probe's log, the metrics it would return, its module as written with secrets masked. */
+function debugText(logText: string, metricsText: string, module: CompiledModule): string {
   let moduleYaml = maskedModuleYaml.get(module);
   if (moduleYaml === undefined) {
-    moduleYaml = stringify(maskModule(module));
+    moduleYaml = stringify(maskModule(module.written));
     maskedModuleYaml.set(module, moduleYaml);
   }
   return `Logs for the probe:\n${logText}\n\n\nMetrics that would have been returned:\n${metricsText}\n\n\nModule configuration:\n${moduleYaml}`;
@@ -77,17 +76,15 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
   }
   let timeoutSeconds: number;
   try {
-    timeoutSeconds = probeTimeoutSeconds(module, scrapeTimeoutHeader, context.timeoutOffsetSeconds);
+    timeoutSeconds = probeTimeoutSeconds(module.timeoutMs, scrapeTimeoutHeader, context.timeoutOffsetSeconds);
   } catch (error) {
     return plain(500, `Failed to parse timeout from Prometheus header: ${(error as Error).message}`);
   }
   const target = params.get('target');
   if (!target) return plain(400, 'Target parameter is missing: add target=<address> to the query');
-  const prober = PROBERS[module.prober];
-  if (!prober) return plain(400, `Unknown prober ${JSON.stringify(module.prober)}: this exporter has ${Object.keys(PROBERS).join(', ')}`);
   const hostname = params.get('hostname') || undefined;
   if (hostname !== undefined && module.prober === 'http') {
-    const configured = Object.entries(module.http?.headers ?? {}).find(([name]) => name.toLowerCase() === 'host')?.[1];
+    const configured = module.http.request.hostHeader;
     if (configured !== undefined && configured !== hostname) {
       return plain(400, `Host header defined both in module configuration (${configured}) and with URL-parameter 'hostname' (${hostname}); keep one`);
     }
@@ -106,7 +103,7 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
   const started = performance.now();
   let success = false;
   try {
-    success = await prober(deadline, target, module, registry, probeLog, { hostname });
+    success = await probe(deadline, target, module, registry, probeLog, { hostname });
   } catch (error) {
     // A prober must not throw; if one does, the probe fails rather than the exporter.
     probeLog.error('Prober failed unexpectedly', { err: error as Error });

@@ -107,11 +107,11 @@ describe('probe endpoint', () => {
   });
 
   it('computes the timeout as upstream', () => {
-    const module = { prober: 'http' as const, timeout: '5s' };
-    expect(probeTimeoutSeconds(module, '30', 0.5)).toBe(5);
-    expect(probeTimeoutSeconds(module, '3', 0.5)).toBe(2.5);
-    expect(probeTimeoutSeconds({ prober: 'http' }, undefined, 0.5)).toBe(119.5);
-    expect(probeTimeoutSeconds(module, '0.2', 0.5)).toBe(5);
+    const moduleTimeoutMs = 5000;
+    expect(probeTimeoutSeconds(moduleTimeoutMs, '30', 0.5)).toBe(5);
+    expect(probeTimeoutSeconds(moduleTimeoutMs, '3', 0.5)).toBe(2.5);
+    expect(probeTimeoutSeconds(undefined, undefined, 0.5)).toBe(119.5);
+    expect(probeTimeoutSeconds(moduleTimeoutMs, '0.2', 0.5)).toBe(5);
   });
 
   it('debug=true shows the log, the metrics and the module with secrets masked', async () => {
@@ -171,7 +171,7 @@ describe('other endpoints', () => {
     writeFileSync(configFile, 'modules:\n  http_2xx:\n    prober: http\n    htp: {}\n');
     const refused = await fetch(`${base}/-/reload`, { method: 'POST' });
     expect(refused.status).toBe(500);
-    expect(await refused.text()).toMatch(/blackbox\.yml:4: unknown field "htp"/);
+    expect(await refused.text()).toMatch(/blackbox\.yml:4: modules\.http_2xx\.htp: unknown field; did you mean "http"\?/);
     expect(metricValue(parseMetrics((await get('/metrics')).text), 'blackbox_exporter_config_last_reload_successful')).toBe(0);
     expect(metricValue(parseMetrics((await get(`/probe?module=slow&target=${targetUrl}`)).text), 'probe_success')).toBe(1);
     writeFileSync(configFile, 'modules:\n  renamed:\n    prober: http\n');
@@ -219,7 +219,7 @@ describe('command line', () => {
     writeFileSync(bad, 'modules:\n  m:\n    prober: http\n    http:\n      fail_if_body_matches_regexp: [":["]\n');
     const refused = await cli('--config.file', bad, '--config.check');
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/bad\.yml:5: modules\.m\.http\.fail_if_body_matches_regexp\.0: could not compile/);
+    expect(refused.stderr).toMatch(/bad\.yml:5: modules\.m\.http\.fail_if_body_matches_regexp\[0\]: could not compile/);
   });
 
   it('--version, and a clear error for an unknown flag', async () => {

@@ -1,5 +1,5 @@
 /** Whether this process may open raw ICMP sockets (root or CAP_NET_RAW), which in-process ICMP tests need. */
-import { openIcmpSocket } from '../../src/probers/shared/icmp-socket';
+import { openIcmpSocket } from '../../src/probers/icmp/socket';
 import { integrationRequired } from '../../../test/support/integration';
 
 /**

@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import type { ModuleInput } from '../../src/config/schema';
 import { parseConfig } from '../../src/config/load';
 import { Logger, ProbeLog } from '../../src/log';
-import { PROBERS } from '../../src/probers';
+import { probe } from '../../src/probers';
 import { deadlineIn } from '../../src/probers/shared/deadline';
 import type { ProbeOptions } from '../../src/probers/types';
 import { parseMetrics, type Sample } from '../../../test/support/metrics-text';
@@ -20,14 +20,12 @@ export interface ProbeRun {
 export async function runProbe(moduleYaml: string, target: string, options: ProbeOptions & { timeoutMs?: number; configDir?: string } = {}): Promise<ProbeRun> {
   const yaml = `modules:\n  m:\n${moduleYaml.replace(/^/gm, '    ')}\n`;
   const module = parseConfig(yaml, `${options.configDir ?? '/tmp'}/blackbox.yml`).modules.m;
-  const prober = PROBERS[module.prober];
-  if (!prober) throw new Error(`no prober ${module.prober}`);
   const registry = new Registry();
   const log = new ProbeLog(new Logger('error', () => undefined), {});
   const deadline = deadlineIn(options.timeoutMs ?? 5000);
   const started = performance.now();
   try {
-    const success = await prober(deadline, target, module, registry, log, { hostname: options.hostname });
+    const success = await probe(deadline, target, module, registry, log, { hostname: options.hostname });
     return { success, samples: parseMetrics(await registry.metrics()), log: log.text(), elapsedMs: performance.now() - started };
   } finally {
     deadline.cancel();

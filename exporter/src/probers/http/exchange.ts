@@ -7,11 +7,13 @@
 import { once } from 'node:events';
 import { request as http1Request, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import { connect as http2Connect, constants as http2Constants, type ClientHttp2Stream, type IncomingHttpHeaders as Http2Headers } from 'node:http2';
-import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
+import type { Socket } from 'node:net';
+import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import type { Readable } from 'node:stream';
 import type { ProbeDeadline } from '../types';
 import { beforeDeadline } from '../shared/deadline';
+import { connectTcp, secureSocket } from '../shared/dial';
+import { joinHostPort } from '../shared/host-port';
 import type { Resources } from '../shared/resources';
 import type { HeaderList } from './request';
 
@@ -42,7 +44,7 @@ export interface Hop {
 
 export interface Proxy {
   readonly url: URL;
-  readonly connectHeaders: Record<string, string[]>;
+  readonly connectHeaders: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface ExchangeSettings {
@@ -82,12 +84,6 @@ const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connectio
 function proxyAuthorization(proxy: URL): string | undefined {
   if (proxy.username === '' && proxy.password === '') return undefined;
   return `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}`;
-}
-
-async function openTcp(host: string, port: number, settings: ExchangeSettings, deadline: ProbeDeadline, resources: Resources): Promise<Socket> {
-  const socket = resources.add(netConnect({ host, port, localAddress: settings.sourceAddress, noDelay: true }));
-  await beforeDeadline(deadline, 'connect', once(socket, 'connect'));
-  return socket;
 }
 
 /** Asks an HTTP proxy for a tunnel to `authority` (host:port) and resolves once it says 2xx. */
@@ -171,12 +167,13 @@ async function exchangeHttp2(tlsSocket: TLSSocket, hop: Hop, path: string, reque
 
 /** Sends `request` to `hop` over a new connection and resolves with the response head; the body is left to read. */
 export async function exchange(hop: Hop, request: OutgoingRequest, settings: ExchangeSettings, deadline: ProbeDeadline, timings: Timings, resources: Resources): Promise<IncomingResponse> {
-  const authority = `${hop.address.includes(':') ? `[${hop.address}]` : hop.address}:${hop.port}`;
+  const authority = joinHostPort(hop.address, hop.port);
   const proxy = settings.proxy;
   let socket: Socket;
   let path = `${hop.url.pathname}${hop.url.search}`;
   if (proxy) {
-    socket = await openTcp(proxy.url.hostname.replace(/^\[|\]$/g, ''), Number(proxy.url.port || (proxy.url.protocol === 'https:' ? 443 : 80)), settings, deadline, resources);
+    const proxyEndpoint = { address: proxy.url.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.url.port || (proxy.url.protocol === 'https:' ? 443 : 80)), source: settings.sourceAddress };
+    socket = await connectTcp(deadline, proxyEndpoint, resources);
     if (hop.tls) await tunnel(socket, authority, proxy, deadline);
     else {
       // Plain HTTP through a proxy: the request line carries the absolute URL.
@@ -185,7 +182,7 @@ export async function exchange(hop: Hop, request: OutgoingRequest, settings: Exc
       if (credentials) request = { ...request, headers: [...request.headers, ['Proxy-Authorization', [credentials]]] };
     }
   } else {
-    socket = await openTcp(hop.address, hop.port, settings, deadline, resources);
+    socket = await connectTcp(deadline, { address: hop.address, port: hop.port, source: settings.sourceAddress }, resources);
   }
   timings.connectDone = performance.now();
   if (!hop.tls) {
@@ -193,10 +190,7 @@ export async function exchange(hop: Hop, request: OutgoingRequest, settings: Exc
     return exchangeHttp1(socket, hop, path, request, deadline, timings);
   }
   timings.tlsStart = performance.now();
-  const tlsSocket = resources.add(
-    tlsConnect({ ...settings.tlsOptions, socket, ALPNProtocols: settings.enableHttp2 ? ['h2', 'http/1.1'] : undefined }),
-  );
-  await beforeDeadline(deadline, 'tls', once(tlsSocket, 'secureConnect'));
+  const tlsSocket = await secureSocket(deadline, 'tls', socket, { ...settings.tlsOptions, ALPNProtocols: settings.enableHttp2 ? ['h2', 'http/1.1'] : undefined }, resources);
   timings.tlsDone = performance.now();
   timings.gotConn = timings.tlsDone;
   if (tlsSocket.alpnProtocol === 'h2') return exchangeHttp2(tlsSocket, hop, path, request, deadline, timings, resources);

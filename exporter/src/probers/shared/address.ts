@@ -9,14 +9,8 @@ import type { Registry } from 'prom-client';
 import { PROBE_DNS_LOOKUP_TIME, PROBE_IP_ADDR_HASH, PROBE_IP_PROTOCOL, gauge } from '../../metrics';
 import type { ProbeDeadline, ProbeLogger } from '../types';
 import { beforeDeadline } from './deadline';
-
-export type IpFamily = 4 | 6;
-
-/** The two module fields that steer address choice; every prober section has them. */
-export interface IpProtocolSettings {
-  readonly preferred_ip_protocol: 'ip4' | 'ip6';
-  readonly ip_protocol_fallback: boolean;
-}
+import { unbracket } from './host-port';
+import type { IpFamily, IpPreference } from './ip-protocol';
 
 export interface ResolvedAddress {
   readonly address: string;
@@ -67,19 +61,15 @@ function ipBytes(address: string): number[] {
   return bytes;
 }
 
-/** `[::1]` as URLs write it, back to `::1`. */
-export function unbracket(host: string): string {
-  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-}
-
 /**
- * Resolves `host` to one address following upstream's rules: without fallback, only the preferred family
+ * Resolves `host` to one address following upstream's rules, with the module's preferred_ip_protocol and
+ * ip_protocol_fallback (`ip`): without fallback, only the preferred family
  * counts; with fallback, the first address of the preferred family, else the last of the other one.
  * Rejects (after recording the metrics) when no address fits or the deadline passes.
  */
 export async function resolveTargetAddress(
   host: string,
-  settings: IpProtocolSettings,
+  ip: IpPreference,
   deadline: ProbeDeadline,
   registry: Registry,
   logger: ProbeLogger,
@@ -89,7 +79,7 @@ export async function resolveTargetAddress(
   const lookupGauge = gauge(registry, PROBE_DNS_LOOKUP_TIME);
   const hashGauge = gauge(registry, PROBE_IP_ADDR_HASH);
 
-  const preferred: IpFamily = settings.preferred_ip_protocol === 'ip4' ? 4 : 6;
+  const preferred = ip.preferred;
   const other: IpFamily = preferred === 4 ? 6 : 4;
   const name = unbracket(host);
   logger.info('Resolving target address', { target: name, ip_protocol: `ip${preferred}` });
@@ -97,12 +87,12 @@ export async function resolveTargetAddress(
   const elapsed = (): number => (performance.now() - started) / 1000;
 
   try {
-    const candidates = await beforeDeadline(deadline, 'resolve', candidatesFor(name, settings.ip_protocol_fallback ? 0 : preferred, lookup));
+    const candidates = await beforeDeadline(deadline, 'resolve', candidatesFor(name, ip.fallback ? 0 : preferred, lookup));
     const chosen =
       candidates.find((candidate) => candidate.family === preferred) ??
-      (settings.ip_protocol_fallback ? candidates.filter((candidate) => candidate.family === other).pop() : undefined);
+      (ip.fallback ? candidates.filter((candidate) => candidate.family === other).pop() : undefined);
     if (!chosen) {
-      throw new Error(settings.ip_protocol_fallback ? `no address found for ${name}` : `no ip${preferred} address found for ${name} and ip_protocol_fallback is false`);
+      throw new Error(ip.fallback ? `no address found for ${name}` : `no ip${preferred} address found for ${name} and ip_protocol_fallback is false`);
     }
     const family = chosen.family as IpFamily;
     const lookupSeconds = elapsed();

@@ -13,7 +13,7 @@ import {
   type TLSSocket,
 } from 'node:tls';
 import { Gauge, type Registry } from 'prom-client';
-import type { TlsConfig } from '../../config/schema';
+import type { TlsSettings } from './tls-config';
 import { readConfiguredFile } from './config-file';
 import { trustAnchors, verifiedChain } from './trust-anchors';
 import {
@@ -24,8 +24,6 @@ import {
   PROBE_TLS_VERSION_INFO,
   gauge,
 } from '../../metrics';
-
-const NODE_TLS_VERSIONS = { TLS10: 'TLSv1', TLS11: 'TLSv1.1', TLS12: 'TLSv1.2', TLS13: 'TLSv1.3' } as const;
 
 /** The label values of probe_tls_version_info, as upstream writes them. */
 const VERSION_LABELS: Record<string, string> = { TLSv1: 'TLS 1.0', 'TLSv1.1': 'TLS 1.1', 'TLSv1.2': 'TLS 1.2', 'TLSv1.3': 'TLS 1.3' };
@@ -66,20 +64,20 @@ export function secureContextFor(material: SecureContextOptions): SecureContext 
  * renewed certificate is used without a reload. `defaultServerName` (the target host, or the Host header)
  * applies when the config names none. Rejects with a message naming the field when a file cannot be read.
  */
-export async function tlsConnectionOptions(config: TlsConfig, defaultServerName: string): Promise<ConnectionOptions> {
-  const serverName = config.server_name || defaultServerName;
+export async function tlsConnectionOptions(config: TlsSettings, defaultServerName: string): Promise<ConnectionOptions> {
+  const serverName = config.serverName || defaultServerName;
   const material: SecureContextOptions = {};
-  const ca = config.ca ?? (config.ca_file ? await readField('ca_file', config.ca_file) : undefined);
+  const ca = config.ca ?? (config.caFile ? await readField('ca_file', config.caFile) : undefined);
   if (ca !== undefined) material.ca = ca;
-  const cert = config.cert ?? (config.cert_file ? await readField('cert_file', config.cert_file) : undefined);
-  const key = config.key ?? (config.key_file ? await readField('key_file', config.key_file) : undefined);
+  const cert = config.cert ?? (config.certFile ? await readField('cert_file', config.certFile) : undefined);
+  const key = config.key ?? (config.keyFile ? await readField('key_file', config.keyFile) : undefined);
   if (cert !== undefined) material.cert = cert;
   if (key !== undefined) material.key = key;
-  if (config.min_version) material.minVersion = NODE_TLS_VERSIONS[config.min_version];
-  if (config.max_version) material.maxVersion = NODE_TLS_VERSIONS[config.max_version];
+  if (config.minVersion) material.minVersion = config.minVersion;
+  if (config.maxVersion) material.maxVersion = config.maxVersion;
   const options: ConnectionOptions = {
     secureContext: secureContextFor(material),
-    rejectUnauthorized: !config.insecure_skip_verify,
+    rejectUnauthorized: !config.insecureSkipVerify,
     // Verification is against the configured server name even though the socket connects to an IP.
     checkServerIdentity: (_host, certificate) => checkServerIdentity(serverName, certificate),
   };

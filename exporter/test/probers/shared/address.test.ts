@@ -1,16 +1,18 @@
 import { Registry } from 'prom-client';
 import { ipAddressHash, resolveTargetAddress, type Lookup } from '../../../src/probers/shared/address';
 import { deadlineIn } from '../../../src/probers/shared/deadline';
+import { compileIpPreference } from '../../../src/probers/shared/ip-protocol';
 import { Logger, ProbeLog } from '../../../src/log';
 import { metricValue, parseMetrics } from '../../../../test/support/metrics-text';
 
 const quiet = new Logger('error', () => undefined);
 
 async function resolve(host: string, preferred: 'ip4' | 'ip6', fallback: boolean, lookup?: Lookup, ms = 1000) {
+  const ip = compileIpPreference({ preferred_ip_protocol: preferred, ip_protocol_fallback: fallback });
   const registry = new Registry();
   const deadline = deadlineIn(ms);
   try {
-    const result = await resolveTargetAddress(host, { preferred_ip_protocol: preferred, ip_protocol_fallback: fallback }, deadline, registry, new ProbeLog(quiet, {}), lookup);
+    const result = await resolveTargetAddress(host, ip, deadline, registry, new ProbeLog(quiet, {}), lookup);
     return { result, samples: parseMetrics(await registry.metrics()) };
   } catch (error) {
     return { error: error as Error, samples: parseMetrics(await registry.metrics()) };

@@ -17,6 +17,14 @@ describe('probe resources', () => {
     expect(sockets.map((socket) => socket.destroyed)).toEqual([1, 1]);
   });
 
+  it('destroys what it added last first, so a TLS socket goes before the TCP socket under it', () => {
+    const order: string[] = [];
+    const resources = new Resources();
+    for (const name of ['tcp', 'tls', 'starttls']) resources.add({ destroy: () => order.push(name) });
+    resources.destroyAll();
+    expect(order).toEqual(['starttls', 'tls', 'tcp']);
+  });
+
   it('keeps a late error event from becoming an uncaught exception', () => {
     const socket = new Resources().add(new FakeSocket());
     expect(() => socket.emit('error', new Error('ECONNRESET'))).not.toThrow();

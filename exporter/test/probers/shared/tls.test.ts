@@ -5,7 +5,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
-import { tlsConfigSchema, type TlsConfig } from '../../../src/config/schema';
+import { compileTlsConfig, tlsConfigSchema, type TlsConfig } from '../../../src/probers/shared/tls-config';
 import { recordTlsMetrics, tlsConnectionOptions, UNVERIFIED_CHAIN_EXPIRY } from '../../../src/probers/shared/tls';
 import { makeTlsFixtures, type TlsFixtures } from '../../../../test/support/tls-fixtures';
 import { metricValue, parseMetrics } from '../../../../test/support/metrics-text';
@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 async function handshake(config: Partial<TlsConfig>, defaultServerName = 'localhost'): Promise<TLSSocket> {
-  const options = await tlsConnectionOptions(tlsConfigSchema.parse(config), defaultServerName);
+  const options = await tlsConnectionOptions(compileTlsConfig(tlsConfigSchema.parse(config)), defaultServerName);
   const socket = connect({ ...options, host: '127.0.0.1', port });
   try {
     await once(socket, 'secureConnect');
@@ -81,7 +81,7 @@ describe('TLS options from tls_config', () => {
     const caFile = join(pki.dir, 'rotating-ca.crt');
     try {
       writeFileSync(caFile, pki.ca);
-      const config = tlsConfigSchema.parse({ ca_file: caFile });
+      const config = compileTlsConfig(tlsConfigSchema.parse({ ca_file: caFile }));
       const first = await tlsConnectionOptions(config, 'localhost');
       expect((await tlsConnectionOptions(config, 'localhost')).secureContext).toBe(first.secureContext);
       (await handshake({ ca_file: caFile })).destroy();
@@ -95,7 +95,7 @@ describe('TLS options from tls_config', () => {
   });
 
   it('names the field when a file cannot be read', async () => {
-    await expect(tlsConnectionOptions(tlsConfigSchema.parse({ ca_file: '/nonexistent/ca.pem' }), 'x')).rejects.toThrow(/tls_config\.ca_file: cannot read \/nonexistent\/ca\.pem/);
+    await expect(tlsConnectionOptions(compileTlsConfig(tlsConfigSchema.parse({ ca_file: '/nonexistent/ca.pem' })), 'x')).rejects.toThrow(/tls_config\.ca_file: cannot read \/nonexistent\/ca\.pem/);
   });
 });
 
@@ -132,7 +132,7 @@ describe('TLS metrics', () => {
       const sending = createServer({ cert: serverCertificates, key: shortLived.serverKey }, (socket) => socket.end());
       await once(sending.listen(0, '127.0.0.1'), 'listening');
       try {
-        const options = await tlsConnectionOptions(tlsConfigSchema.parse(config), 'localhost');
+        const options = await tlsConnectionOptions(compileTlsConfig(tlsConfigSchema.parse(config)), 'localhost');
         const socket = connect({ ...options, host: '127.0.0.1', port: (sending.address() as AddressInfo).port });
         await once(socket, 'secureConnect');
         const registry = new Registry();

@@ -1,0 +1,104 @@
+/**
+ * One module, from what a config file says to the form probes use, in one pass: the schema (upstream's
+ * defaults), rules across fields, file paths made absolute, and the prober's compile step. Every problem
+ * found comes back at once, each with the path of the field it concerns.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { formatPath, schemaProblems, type FieldPath, type Problem } from '../contract/problems';
+import type { CompileContext, ProberDefinition } from '../probers/definition';
+import { PROBER_DEFINITIONS, PROBER_NAMES, type DefinitionOf, type ProberName } from '../probers/registry';
+import { parseDuration } from './duration';
+import { compileGoRegexp } from './regexp';
+import { moduleSchema, type Module } from './schema';
+
+/** The section of a prober as its probes use it. */
+export type CompiledSection<N extends ProberName> = ReturnType<DefinitionOf<N>['compile']>;
+
+/** A module as probes use it: its prober's section is always there, compiled. */
+export type CompiledModule<N extends ProberName = ProberName> = N extends ProberName
+  ? {
+      readonly prober: N;
+      /** Milliseconds; unset, the probe gets the scrape's own timeout (less the offset), as upstream does. */
+      readonly timeoutMs?: number;
+      /** As the file says it, with upstream's defaults and file paths made absolute: what /config and debug output show. */
+      readonly written: Module;
+    } & { readonly [K in N]: CompiledSection<K> }
+  : never;
+
+export interface CompiledConfig {
+  readonly modules: Readonly<Record<string, CompiledModule>>;
+}
+
+export type Compiled = { readonly module: CompiledModule } | { readonly problems: Problem[] };
+
+/** Stands in for a pattern that did not compile; the module it belongs to never loads, so nothing runs it. */
+const NOT_COMPILED = /(?!)/;
+
+function compileContext(problems: Problem[], base: FieldPath): CompileContext {
+  return {
+    pattern: (path, source) => {
+      try {
+        return { source, regexp: compileGoRegexp(source) };
+      } catch (error) {
+        problems.push({ path: [...base, ...path], message: `could not compile regular expression ${JSON.stringify(source)}: ${(error as Error).message}` });
+        return { source, regexp: NOT_COMPILED };
+      }
+    },
+    problem: (path, message) => problems.push({ path: [...base, ...path], message }),
+  };
+}
+
+/** A module that passed the schema, compiled; `directory` anchors relative file paths (none: left as written). */
+function compileParsed(name: string, parsed: Module, directory?: string): Compiled {
+  const problems: Problem[] = [];
+  const base = ['modules', name];
+  for (const other of PROBER_NAMES) {
+    if (other !== parsed.prober && parsed[other] !== undefined) {
+      problems.push({ path: [...base, other], message: `module has prober ${parsed.prober} but a ${other} section; rename the section or the prober` });
+    }
+  }
+  // Each definition's section type is its own; past this point the prober is only known at run time.
+  const definition: ProberDefinition = PROBER_DEFINITIONS[parsed.prober];
+  let section: unknown = parsed[parsed.prober];
+  if (section === undefined) {
+    // A section left out gets its defaults, unless it has a field without one (dns's query_name).
+    const defaults = definition.schema.safeParse({});
+    if (!defaults.success) {
+      const missing = schemaProblems(definition.schema, defaults.error.issues, [parsed.prober]).map((problem) => formatPath(problem.path));
+      return { problems: [...problems, { path: [...base, 'prober'], message: `a ${parsed.prober} module needs its ${parsed.prober} section; add ${missing.join(', ')}` }] };
+    }
+    section = defaults.data;
+  }
+  const sectionPath = [...base, parsed.prober];
+  for (const problem of definition.rules?.(section) ?? []) problems.push({ ...problem, path: [...sectionPath, ...problem.path] });
+  if (directory !== undefined && definition.withAbsolutePaths) {
+    section = definition.withAbsolutePaths(section, (path) => (isAbsolute(path) ? path : resolve(directory, path)));
+  }
+  const compiled = definition.compile(section, compileContext(problems, sectionPath));
+  if (problems.length > 0) return { problems };
+  const written = { ...parsed, [parsed.prober]: section };
+  const timeoutMs = parsed.timeout === undefined ? undefined : parseDuration(parsed.timeout);
+  return { module: { prober: parsed.prober, timeoutMs, written, [parsed.prober]: compiled } as CompiledModule };
+}
+
+/**
+ * Compiles module `name` as written (`input`, YAML's nulls dropped); `directory` anchors its relative file
+ * paths. Either the module, or every problem found, with paths from the config's root (`modules.<name>...`).
+ */
+export function compileModule(name: string, input: unknown, directory?: string): Compiled {
+  const parsed = moduleSchema.safeParse(input, { reportInput: true });
+  if (!parsed.success) return { problems: schemaProblems(moduleSchema, parsed.error.issues, ['modules', name]) };
+  return compileParsed(name, parsed.data, directory);
+}
+
+/** Every problem of module `name` as a config or a spec writes it: the schema, the rules across fields, the compile step. */
+export function moduleProblems(name: string, input: unknown): Problem[] {
+  const compiled = compileModule(name, input);
+  return 'problems' in compiled ? compiled.problems : [];
+}
+
+/** The problems of a module that already passed the schema (the spec checks the schema itself first). */
+export function validateModule(name: string, module: Module): Problem[] {
+  const compiled = compileParsed(name, module);
+  return 'problems' in compiled ? compiled.problems : [];
+}

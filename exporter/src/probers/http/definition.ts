@@ -1,0 +1,278 @@
+/**
+ * The http prober's definition: its section of a module (upstream's fields and defaults, plus
+ * source_ip_address), upstream's load-time rules across those fields, and the section compiled.
+ */
+import { z } from 'zod';
+import type { Problem } from '../../contract/problems';
+import { regexpSchema, type Pattern } from '../../config/regexp';
+import { parseByteSize } from '../../config/size';
+import { accepted, defineProber, refused, type CompileContext, type TargetGrammar } from '../definition';
+import { compileIpPreference, ipProtocolFields, type IpPreference } from '../shared/ip-protocol';
+import { compileTlsConfig, DEFAULT_TLS_CONFIG, tlsConfigSchema, tlsConfigWithAbsolutePaths, type TlsSettings } from '../shared/tls-config';
+import { compileRequestPlan, type RequestPlan } from './request-plan';
+
+const basicAuthSchema = z.strictObject({
+  username: z.string().optional(),
+  username_file: z.string().optional(),
+  password: z.string().optional(),
+  password_file: z.string().optional(),
+});
+
+const authorizationSchema = z.strictObject({
+  type: z.string().default('Bearer'),
+  credentials: z.string().optional(),
+  credentials_file: z.string().optional(),
+});
+
+const oauth2Schema = z.strictObject({
+  client_id: z.string(),
+  client_secret: z.string().optional(),
+  client_secret_file: z.string().optional(),
+  scopes: z.array(z.string()).optional(),
+  token_url: z.string(),
+  endpoint_params: z.record(z.string(), z.string()).optional(),
+  tls_config: tlsConfigSchema.optional(),
+  proxy_url: z.string().optional(),
+});
+
+/** `http_headers`: each header from literal values, secret values, or files read at every probe. */
+const httpHeaderSchema = z.strictObject({
+  values: z.array(z.string()).optional(),
+  secrets: z.array(z.string()).optional(),
+  files: z.array(z.string()).optional(),
+});
+
+const headerMatchSchema = z.strictObject({
+  header: z.string(),
+  regexp: regexpSchema,
+  allow_missing: z.boolean().default(false),
+});
+
+export const httpSectionSchema = z.strictObject({
+  valid_status_codes: z.array(z.number().int().min(100).max(599)).optional(),
+  valid_http_versions: z.array(z.string()).optional(),
+  ...ipProtocolFields,
+  /** probekit addition (tcp, icmp and dns have it upstream): the local address probe connections leave from. */
+  source_ip_address: z.string().optional(),
+  skip_resolve_phase_with_proxy: z.boolean().default(false),
+  /** Deprecated upstream in favour of `follow_redirects`, still accepted: probekit's documented http_2xx modules set it. */
+  no_follow_redirects: z.boolean().optional(),
+  fail_if_ssl: z.boolean().default(false),
+  fail_if_not_ssl: z.boolean().default(false),
+  method: z.string().default('GET'),
+  headers: z.record(z.string(), z.string()).optional(),
+  fail_if_body_matches_regexp: z.array(regexpSchema).optional(),
+  fail_if_body_not_matches_regexp: z.array(regexpSchema).optional(),
+  fail_if_header_matches: z.array(headerMatchSchema).optional(),
+  fail_if_header_not_matches: z.array(headerMatchSchema).optional(),
+  body: z.string().optional(),
+  body_file: z.string().optional(),
+  compression: z.enum(['', 'gzip', 'br', 'deflate', 'identity']).default(''),
+  /** Bytes, or a size with a unit as upstream writes them (`1MB`, `512KiB`); 0 means no limit. */
+  body_size_limit: z.union([z.number().int().min(0), z.string()]).optional(),
+  // prometheus/common's HTTP client settings, inline in the http section as upstream has them.
+  basic_auth: basicAuthSchema.optional(),
+  authorization: authorizationSchema.optional(),
+  bearer_token: z.string().optional(),
+  bearer_token_file: z.string().optional(),
+  oauth2: oauth2Schema.optional(),
+  tls_config: tlsConfigSchema.default(DEFAULT_TLS_CONFIG),
+  proxy_url: z.string().optional(),
+  no_proxy: z.string().optional(),
+  proxy_from_environment: z.boolean().default(false),
+  proxy_connect_header: z.record(z.string(), z.array(z.string())).optional(),
+  follow_redirects: z.boolean().default(true),
+  enable_http2: z.boolean().default(true),
+  enable_http3: z.boolean().optional(),
+  http_headers: z.record(z.string(), httpHeaderSchema).optional(),
+});
+
+export type HttpSection = z.output<typeof httpSectionSchema>;
+
+/** Fields the schema knows (they are upstream's) that this exporter does not implement: refused by name. */
+const UNSUPPORTED_HTTP_FIELDS = ['oauth2', 'no_proxy', 'proxy_from_environment', 'enable_http3'] as const;
+
+/** Headers that http_headers may not set: each has its own field, or is the transport's business. */
+const RESERVED_HEADERS = ['authorization', 'host', 'content-length', 'transfer-encoding', 'connection', 'upgrade'];
+
+/**
+ * Whether an Accept-Encoding header still admits `compression` with a non-zero quality (upstream refuses
+ * a config whose header would make the server never send the compression it is told to expect).
+ */
+export function acceptEncodingAllows(compression: string, acceptEncoding: string): boolean {
+  if (compression === '' || acceptEncoding === '') return true;
+  return acceptEncoding.split(',').some((part) => {
+    const [name, ...parameters] = part.split(';').map((piece) => piece.trim());
+    const quality = parameters.find((parameter) => parameter.startsWith('q='));
+    const q = quality === undefined ? 1 : Number(quality.slice(2));
+    return (name.toLowerCase() === compression || name === '*') && q > 0;
+  });
+}
+
+/** Upstream's load-time checks of an http section, plus the fields this exporter does not implement. */
+function httpRules(http: HttpSection): Problem[] {
+  const problems: Problem[] = [];
+  for (const field of UNSUPPORTED_HTTP_FIELDS) {
+    if (http[field] !== undefined && http[field] !== false) problems.push({ path: [field], message: `${field} is not supported by probekit-exporter; remove it` });
+  }
+  if (http.body !== undefined && http.body_file !== undefined) problems.push({ path: ['body_file'], message: 'set body or body_file, not both' });
+  for (const [name, value] of Object.entries(http.headers ?? {})) {
+    if (name.toLowerCase() === 'accept-encoding' && !acceptEncodingAllows(http.compression, value)) {
+      problems.push({ path: ['headers', name], message: `"${name}: ${value}" refuses the configured compression "${http.compression}"; make them agree` });
+    }
+  }
+  if (http.bearer_token !== undefined && http.bearer_token_file !== undefined) {
+    problems.push({ path: ['bearer_token_file'], message: 'set bearer_token or bearer_token_file, not both' });
+  }
+  const schemes = [http.basic_auth && 'basic_auth', http.authorization && 'authorization', (http.bearer_token ?? http.bearer_token_file) !== undefined && 'bearer_token'].filter(Boolean);
+  if (schemes.length > 1) problems.push({ path: [String(schemes[1])], message: `set only one of ${schemes.join(', ')}` });
+  if (http.basic_auth?.password !== undefined && http.basic_auth.password_file !== undefined) {
+    problems.push({ path: ['basic_auth', 'password_file'], message: 'set basic_auth password or password_file, not both' });
+  }
+  if (http.basic_auth?.username !== undefined && http.basic_auth.username_file !== undefined) {
+    problems.push({ path: ['basic_auth', 'username_file'], message: 'set basic_auth username or username_file, not both' });
+  }
+  if (http.authorization) {
+    if (http.authorization.type.toLowerCase() === 'basic') problems.push({ path: ['authorization', 'type'], message: 'authorization type Basic: use basic_auth instead' });
+    if (http.authorization.credentials !== undefined && http.authorization.credentials_file !== undefined) {
+      problems.push({ path: ['authorization', 'credentials_file'], message: 'set authorization credentials or credentials_file, not both' });
+    }
+  }
+  for (const name of Object.keys(http.http_headers ?? {})) {
+    if (RESERVED_HEADERS.includes(name.toLowerCase())) problems.push({ path: ['http_headers', name], message: `header ${name} cannot be set through http_headers; use its own field` });
+  }
+  if (http.proxy_connect_header !== undefined && http.proxy_url === undefined) {
+    problems.push({ path: ['proxy_connect_header'], message: 'proxy_connect_header needs proxy_url' });
+  }
+  return problems;
+}
+
+/** A header check of fail_if_header_matches or fail_if_header_not_matches. */
+export interface HeaderCheck {
+  readonly header: string;
+  readonly pattern: Pattern;
+  readonly allowMissing: boolean;
+}
+
+export interface HttpSettings {
+  readonly ip: IpPreference;
+  readonly sourceAddress?: string;
+  /** Empty: any 2xx. */
+  readonly validStatusCodes: readonly number[];
+  /** Empty: any version. */
+  readonly validHttpVersions: readonly string[];
+  readonly skipResolvePhaseWithProxy: boolean;
+  readonly followRedirects: boolean;
+  readonly failIfSsl: boolean;
+  readonly failIfNotSsl: boolean;
+  readonly failIfBodyMatches: readonly Pattern[];
+  readonly failIfBodyNotMatches: readonly Pattern[];
+  readonly failIfHeaderMatches: readonly HeaderCheck[];
+  readonly failIfHeaderNotMatches: readonly HeaderCheck[];
+  readonly compression: HttpSection['compression'];
+  /** Bytes; 0 means no limit. */
+  readonly bodySizeLimit: number;
+  readonly tls: TlsSettings;
+  readonly proxy?: { readonly url: URL; readonly connectHeaders: Readonly<Record<string, readonly string[]>> };
+  readonly enableHttp2: boolean;
+  readonly request: RequestPlan;
+}
+
+function proxyUrl(text: string, context: CompileContext): URL | undefined {
+  if (/^https?:\/\/[^/]+/.test(text)) {
+    try {
+      return new URL(text);
+    } catch {
+      // Refused below, with the same words as a URL of another scheme.
+    }
+  }
+  context.problem(['proxy_url'], 'must be an http:// or https:// URL');
+  return undefined;
+}
+
+function compileHttp(http: HttpSection, context: CompileContext): HttpSettings {
+  const patterns = (field: 'fail_if_body_matches_regexp' | 'fail_if_body_not_matches_regexp'): Pattern[] =>
+    (http[field] ?? []).map((source, index) => context.pattern([field, index], source));
+  const headerChecks = (field: 'fail_if_header_matches' | 'fail_if_header_not_matches'): HeaderCheck[] =>
+    (http[field] ?? []).map((check, index) => ({ header: check.header, pattern: context.pattern([field, index, 'regexp'], check.regexp), allowMissing: check.allow_missing }));
+  let bodySizeLimit = 0;
+  if (http.body_size_limit !== undefined) {
+    const bytes = parseByteSize(http.body_size_limit);
+    if (bytes === undefined) context.problem(['body_size_limit'], 'must be a size such as 1024, 512KB or 1MiB');
+    // Zero or negative means no limit, as upstream reads it.
+    else bodySizeLimit = Math.max(0, bytes);
+  }
+  const url = http.proxy_url === undefined ? undefined : proxyUrl(http.proxy_url, context);
+  return {
+    ip: compileIpPreference(http),
+    sourceAddress: http.source_ip_address,
+    validStatusCodes: http.valid_status_codes ?? [],
+    validHttpVersions: http.valid_http_versions ?? [],
+    skipResolvePhaseWithProxy: http.skip_resolve_phase_with_proxy,
+    // The deprecated no_follow_redirects, when written, wins, as upstream reads it.
+    followRedirects: http.no_follow_redirects === undefined ? http.follow_redirects : !http.no_follow_redirects,
+    failIfSsl: http.fail_if_ssl,
+    failIfNotSsl: http.fail_if_not_ssl,
+    failIfBodyMatches: patterns('fail_if_body_matches_regexp'),
+    failIfBodyNotMatches: patterns('fail_if_body_not_matches_regexp'),
+    failIfHeaderMatches: headerChecks('fail_if_header_matches'),
+    failIfHeaderNotMatches: headerChecks('fail_if_header_not_matches'),
+    compression: http.compression,
+    bodySizeLimit,
+    tls: compileTlsConfig(http.tls_config),
+    proxy: url && { url, connectHeaders: http.proxy_connect_header ?? {} },
+    enableHttp2: http.enable_http2,
+    request: compileRequestPlan(http),
+  };
+}
+
+/** Every file an http section names: TLS material, the body, credentials and header values. */
+function httpWithAbsolutePaths(http: HttpSection, absolute: (path: string) => string): HttpSection {
+  const resolve = (path: string | undefined): string | undefined => (path === undefined || path === '' ? path : absolute(path));
+  return {
+    ...http,
+    body_file: resolve(http.body_file),
+    bearer_token_file: resolve(http.bearer_token_file),
+    tls_config: tlsConfigWithAbsolutePaths(http.tls_config, absolute),
+    basic_auth: http.basic_auth && { ...http.basic_auth, password_file: resolve(http.basic_auth.password_file), username_file: resolve(http.basic_auth.username_file) },
+    authorization: http.authorization && { ...http.authorization, credentials_file: resolve(http.authorization.credentials_file) },
+    http_headers:
+      http.http_headers &&
+      Object.fromEntries(Object.entries(http.http_headers).map(([name, header]) => [name, { ...header, files: header.files?.map((file) => resolve(file) ?? file) }])),
+  };
+}
+
+export interface HttpTarget {
+  readonly url: URL;
+  /** Whether the target was written with its scheme (http:// or https://, in lower case). */
+  readonly schemeWritten: boolean;
+}
+
+/** A URL; as upstream, a target that does not start with exactly http:// or https:// is taken as http://. */
+export const httpTarget: TargetGrammar<HttpTarget> = {
+  parse(target) {
+    const schemeWritten = /^https?:\/\//.test(target);
+    try {
+      return accepted({ url: new URL(schemeWritten ? target : `http://${target}`), schemeWritten });
+    } catch {
+      return refused('is not a URL; write it as http://host[:port]/path or https://host[:port]/path');
+    }
+  },
+  strictProblem({ schemeWritten }, written) {
+    // A bare host is probed over plain HTTP, rarely what a spec that monitors https sites means.
+    if (schemeWritten) return undefined;
+    const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(written)?.[1];
+    if (scheme === undefined) return 'is not a URL; write it with its scheme, for example https://example.com/health';
+    if (/^https?$/i.test(scheme)) return `has scheme ${scheme}; write it in lower case, the only way the exporter reads it`;
+    return `has scheme ${scheme}; an http module probes http:// and https:// URLs`;
+  },
+};
+
+export const httpDefinition = defineProber({
+  name: 'http',
+  schema: httpSectionSchema,
+  rules: httpRules,
+  withAbsolutePaths: httpWithAbsolutePaths,
+  compile: compileHttp,
+  target: httpTarget,
+});

@@ -1,0 +1,347 @@
+/**
+ * The http prober: one request (plus redirects) to the target with the module's settings, judged by
+ * status, HTTP version, TLS, headers and body, recorded with upstream's metric names and meanings.
+ */
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import type { ConnectionOptions } from 'node:tls';
+import type { Gauge } from 'prom-client';
+import { httpTarget, type HttpSettings } from './definition';
+import { PROBE_FAILED_DUE_TO_REGEX, gauge, phaseGauge } from '../../metrics';
+import { HTTP_PHASES, PROBE_HTTP_CONTENT_LENGTH, PROBE_HTTP_DURATION, PROBE_HTTP_LAST_MODIFIED, PROBE_HTTP_REDIRECTS, PROBE_HTTP_SSL, PROBE_HTTP_STATUS_CODE, PROBE_HTTP_UNCOMPRESSED_BODY_LENGTH, PROBE_HTTP_VERSION } from './metrics';
+import { resolveTargetAddress } from '../shared/address';
+import { unbracket } from '../shared/host-port';
+import { beforeDeadline } from '../shared/deadline';
+import { recordTlsMetrics, tlsConnectionOptions } from '../shared/tls';
+import type { ProbeDeadline, ProbeLogger, Prober } from '../types';
+import { Resources } from '../shared/resources';
+import { exchange, type ExchangeSettings, type Hop, type IncomingResponse, type Timings } from './exchange';
+import { requestContent, type HeaderList, type RequestContent } from './request';
+import { readBody } from './body';
+
+/** Upstream stops after this many redirects and fails the probe. */
+export const MAX_REDIRECTS = 10;
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** Headers not sent to another host after a redirect, as Go's client drops them. */
+const SENSITIVE_HEADERS = new Set(['authorization', 'cookie', 'www-authenticate']);
+
+function headerValues(response: IncomingResponse, name: string): string[] {
+  const wanted = name.toLowerCase();
+  return response.headers.filter(([header]) => header === wanted).map(([, value]) => value);
+}
+
+/** Upstream's header checks: a listed header missing fails unless allow_missing; then the regexps decide. */
+function headersPass(response: IncomingResponse, http: HttpSettings, logger: ProbeLogger): boolean {
+  for (const [list, failWhenMatched] of [
+    [http.failIfHeaderMatches, true],
+    [http.failIfHeaderNotMatches, false],
+  ] as const) {
+    for (const check of list) {
+      const values = headerValues(response, check.header);
+      if (values.length === 0) {
+        if (check.allowMissing) continue;
+        logger.error('Missing required header', { header: check.header });
+        return false;
+      }
+      const matched = values.some((value) => check.pattern.regexp.test(value));
+      if (matched === failWhenMatched) {
+        logger.error(failWhenMatched ? 'Header matched regular expression' : 'Header did not match regular expression', { header: check.header, regexp: check.pattern.source });
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+function bodyPasses(body: string, http: HttpSettings, logger: ProbeLogger): boolean {
+  for (const pattern of http.failIfBodyMatches) {
+    if (pattern.regexp.test(body)) {
+      logger.error('Body matched regular expression', { regexp: pattern.source });
+      return false;
+    }
+  }
+  for (const pattern of http.failIfBodyNotMatches) {
+    if (!pattern.regexp.test(body)) {
+      logger.error('Body did not match regular expression', { regexp: pattern.source });
+      return false;
+    }
+  }
+  return true;
+}
+
+interface HopResult {
+  readonly hop: Hop;
+  readonly timings: Timings;
+  response?: IncomingResponse;
+}
+
+/** Go's redirect rules: 301/302 turn a POST into a GET, 303 turns anything but HEAD into GET; 307/308 keep both. */
+function redirectedRequest(status: number, request: RequestContent): RequestContent {
+  const toGet = ((status === 301 || status === 302) && request.method === 'POST') || (status === 303 && request.method !== 'HEAD');
+  if (!toGet) return request;
+  return { ...request, method: 'GET', body: undefined, headers: request.headers.filter(([name]) => !['Content-Type', 'Content-Length'].includes(name)) };
+}
+
+export const probeHttp: Prober<'http'> = async (deadline, target, module, registry, logger, options) => {
+  const http = module.http;
+  const duration = phaseGauge(registry, PROBE_HTTP_DURATION, HTTP_PHASES);
+  const contentLength = gauge(registry, PROBE_HTTP_CONTENT_LENGTH);
+  const uncompressedLength = gauge(registry, PROBE_HTTP_UNCOMPRESSED_BODY_LENGTH);
+  const redirectsGauge = gauge(registry, PROBE_HTTP_REDIRECTS);
+  const sslGauge = gauge(registry, PROBE_HTTP_SSL);
+  const statusGauge = gauge(registry, PROBE_HTTP_STATUS_CODE);
+  const versionGauge = gauge(registry, PROBE_HTTP_VERSION);
+  const regexGauge = gauge(registry, PROBE_FAILED_DUE_TO_REGEX);
+
+  const parsed = httpTarget.parse(target);
+  if (!parsed.ok) {
+    logger.error('Could not parse target URL', { target, err: parsed.problem });
+    return false;
+  }
+  const targetUrl = parsed.target.url;
+  const targetHost = unbracket(targetUrl.hostname);
+  const proxy = http.proxy;
+
+  let firstAddress = targetHost;
+  if (!(http.skipResolvePhaseWithProxy && proxy)) {
+    try {
+      const resolved = await resolveTargetAddress(targetHost, http.ip, deadline, registry, logger);
+      duration.inc({ phase: 'resolve' }, resolved.lookupSeconds);
+      firstAddress = resolved.address;
+    } catch (error) {
+      logger.error('Error resolving address', { err: error as Error });
+      return false;
+    }
+  }
+
+  const resources = new Resources();
+  const abort = (): void => resources.destroyAll();
+  deadline.signal.addEventListener('abort', abort, { once: true });
+  const exchanges: Exchanges = { hops: [], redirects: 0, requestErrored: false };
+  let verdict: Verdict = { success: false, bodyLength: 0, bodyRead: false };
+  try {
+    let request: RequestContent;
+    let serverName: string;
+    let firstTlsOptions: ConnectionOptions | undefined;
+    try {
+      request = await requestContent(http.request, options.hostname);
+      // Credentials in the target URL become basic auth unless the module sets its own, as Go's client does.
+      if (request.authorization === undefined && (targetUrl.username !== '' || targetUrl.password !== '')) {
+        const userinfo = `${decodeURIComponent(targetUrl.username)}:${decodeURIComponent(targetUrl.password)}`;
+        request = { ...request, authorization: `Basic ${Buffer.from(userinfo).toString('base64')}` };
+      }
+      // Upstream checks the certificate against server_name, else the Host header, else the target host.
+      serverName = http.tls.serverName || request.host?.replace(/:\d+$/, '') || targetHost;
+      // Reading the TLS files now turns a missing ca_file into a clear failure before any connection.
+      if (targetUrl.protocol === 'https:') firstTlsOptions = await tlsConnectionOptions({ ...http.tls, serverName }, serverName);
+    } catch (error) {
+      logger.error('Error preparing the request', { err: error as Error });
+      return false;
+    }
+    await sendFollowingRedirects(exchanges, { http, targetUrl, firstAddress, serverName, firstTlsOptions, proxy, deadline, resources, logger }, request);
+    if (exchanges.final) verdict = await judge(exchanges.final, exchanges.requestErrored, http, deadline, logger, regexGauge);
+    exchanges.hops[exchanges.hops.length - 1].timings.end = performance.now();
+  } catch (error) {
+    logger.error('Error for HTTP request', { err: error as Error });
+    verdict = { ...verdict, success: false };
+  } finally {
+    deadline.signal.removeEventListener('abort', abort);
+  }
+  let success = verdict.success;
+  recordPhases(duration, exchanges.hops);
+  const final = exchanges.final;
+  if (final) {
+    const lastModified = headerValues(final, 'last-modified')[0];
+    const modifiedAt = lastModified === undefined ? NaN : Date.parse(lastModified);
+    if (!Number.isNaN(modifiedAt)) gauge(registry, PROBE_HTTP_LAST_MODIFIED).set(Math.floor(modifiedAt / 1000));
+    versionGauge.set(Number(final.proto.replace('HTTP/', '')));
+    if (final.tlsSocket) {
+      sslGauge.set(1);
+      recordTlsMetrics(final.tlsSocket, registry, !http.tls.insecureSkipVerify);
+      if (http.failIfSsl) {
+        logger.error('Final request was over SSL');
+        success = false;
+      }
+    } else if (http.failIfNotSsl) {
+      logger.error('Final request was not over SSL');
+      success = false;
+    }
+    statusGauge.set(final.status);
+    // Go's HTTP/2 client reports 0, not -1, for a response that ends with its headers; an empty body is that case.
+    const emptyHttp2 = final.proto === 'HTTP/2.0' && final.contentLength === -1 && verdict.bodyRead && verdict.bodyLength === 0;
+    contentLength.set(emptyHttp2 ? 0 : final.contentLength);
+  }
+  uncompressedLength.set(verdict.bodyLength);
+  redirectsGauge.set(exchanges.redirects);
+  resources.destroyAll();
+  return success;
+};
+
+/** What the request and its redirects produced so far (kept when a later hop fails, for the metrics). */
+interface Exchanges {
+  readonly hops: HopResult[];
+  redirects: number;
+  final?: IncomingResponse;
+  /** The final response is a redirect that was not followed: its body is not read, as upstream. */
+  requestErrored: boolean;
+}
+
+interface Journey {
+  readonly http: HttpSettings;
+  readonly targetUrl: URL;
+  readonly firstAddress: string;
+  readonly serverName: string;
+  /** TLS options for `serverName`, made while preparing the request (an https target only). */
+  readonly firstTlsOptions?: ConnectionOptions;
+  readonly proxy?: ExchangeSettings['proxy'];
+  readonly deadline: ProbeDeadline;
+  readonly resources: Resources;
+  readonly logger: ProbeLogger;
+}
+
+/** The journey's first TLS options serve every hop to the same server name; another name gets its own. */
+async function hopTlsOptions(journey: Journey, serverName: string): Promise<ConnectionOptions> {
+  if (journey.firstTlsOptions && serverName === journey.serverName) return journey.firstTlsOptions;
+  return tlsConnectionOptions({ ...journey.http.tls, serverName }, serverName);
+}
+
+/** Sends the request, then follows redirects as Go's client does, each hop on a new connection. */
+async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, firstRequest: RequestContent): Promise<void> {
+  const { http, targetUrl, proxy, deadline, resources, logger } = journey;
+  const cookies = new Map<string, Map<string, string>>();
+  let request = firstRequest;
+  let url = targetUrl;
+  let hostOverride = request.host;
+  let address = journey.firstAddress;
+  for (;;) {
+    const timings: Timings = { start: performance.now(), dnsDone: performance.now() };
+    const sameHost = url.host === targetUrl.host;
+    const hopHost = unbracket(url.hostname);
+    if (exchanges.hops.length > 0 && !sameHost) {
+      // A redirect to another host resolves it as any client would; the time counts as resolve.
+      address = hopHost;
+      if (isIP(hopHost) === 0 && !(http.skipResolvePhaseWithProxy && proxy)) {
+        address = (await beforeDeadline(deadline, 'resolve', lookup(hopHost))).address;
+      }
+      timings.dnsDone = performance.now();
+    }
+    const hop: Hop = {
+      url,
+      address,
+      port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+      tls: url.protocol === 'https:',
+      host: (sameHost ? hostOverride : undefined) ?? url.host,
+      serverName: sameHost ? journey.serverName : hopHost,
+    };
+    const result: HopResult = { hop, timings };
+    exchanges.hops.push(result);
+    const jar = cookies.get(hopHost) ?? new Map<string, string>();
+    cookies.set(hopHost, jar);
+    const headers: HeaderList = [...request.headers];
+    if (request.authorization) headers.push(['Authorization', [request.authorization]]);
+    if (jar.size > 0) headers.push(['Cookie', [[...jar].map(([name, value]) => `${name}=${value}`).join('; ')]]);
+    const settings: ExchangeSettings = {
+      tlsOptions: hop.tls ? await hopTlsOptions(journey, hop.serverName) : undefined,
+      enableHttp2: http.enableHttp2,
+      sourceAddress: http.sourceAddress,
+      proxy,
+    };
+    const response = await exchange(hop, { method: request.method, headers, body: request.body }, settings, deadline, timings, resources);
+    result.response = response;
+    logger.info('Received HTTP response', { status_code: response.status });
+    for (const setCookie of headerValues(response, 'set-cookie')) {
+      const [pair] = setCookie.split(';');
+      const split = pair.indexOf('=');
+      if (split > 0) jar.set(pair.slice(0, split).trim(), pair.slice(split + 1).trim());
+    }
+    const location = headerValues(response, 'location')[0];
+    if (!REDIRECT_STATUSES.has(response.status) || location === undefined) {
+      exchanges.final = response;
+      return;
+    }
+    logger.info('Received redirect', { location });
+    exchanges.redirects = exchanges.hops.length;
+    if (exchanges.redirects > MAX_REDIRECTS || !http.followRedirects) {
+      logger.info('Not following redirect');
+      exchanges.final = response;
+      exchanges.requestErrored = true;
+      return;
+    }
+    response.body.destroy();
+    const next = new URL(location, url);
+    if (next.host !== url.host) {
+      request = { ...request, headers: request.headers.filter(([name]) => !SENSITIVE_HEADERS.has(name.toLowerCase())) };
+      // A Host set by the module or the hostname parameter only holds for relative redirects, as in Go.
+      hostOverride = undefined;
+    }
+    request = redirectedRequest(response.status, request);
+    url = next;
+  }
+}
+
+interface Verdict {
+  readonly success: boolean;
+  readonly bodyLength: number;
+  readonly bodyRead: boolean;
+}
+
+/** Upstream's checks of the final response, in its order: status, headers, body (read to the end), HTTP version. */
+async function judge(final: IncomingResponse, requestErrored: boolean, http: HttpSettings, deadline: ProbeDeadline, logger: ProbeLogger, regexGauge: Gauge): Promise<Verdict> {
+  let success: boolean;
+  if (http.validStatusCodes.length > 0) {
+    success = http.validStatusCodes.includes(final.status);
+    if (!success) logger.info('Invalid HTTP response status code', { status_code: final.status, valid_status_codes: http.validStatusCodes });
+  } else {
+    success = final.status >= 200 && final.status < 300;
+    if (!success) logger.info('Invalid HTTP response status code, wanted 2xx', { status_code: final.status });
+  }
+  if (success && (http.failIfHeaderMatches.length > 0 || http.failIfHeaderNotMatches.length > 0)) {
+    success = headersPass(final, http, logger);
+    regexGauge.set(success ? 0 : 1);
+  }
+  const bodyRegexps = http.failIfBodyMatches.length > 0 || http.failIfBodyNotMatches.length > 0;
+  let bodyLength = 0;
+  let bodyRead = false;
+  if (!requestErrored) {
+    try {
+      const body = await readBody(final, http, success && bodyRegexps, deadline);
+      bodyLength = body.length;
+      bodyRead = true;
+      if (success && bodyRegexps) {
+        success = bodyPasses(body.text, http, logger);
+        regexGauge.set(success ? 0 : 1);
+      }
+    } catch (error) {
+      logger.info('Failed to read HTTP response body', { err: error as Error });
+      if (success && bodyRegexps) regexGauge.set(1);
+      success = false;
+    }
+  }
+  if (http.validHttpVersions.length > 0 && !http.validHttpVersions.includes(final.proto)) {
+    logger.error('Invalid HTTP version number', { version: final.proto });
+    success = false;
+  }
+  return { success, bodyLength, bodyRead };
+}
+
+/** probe_http_duration_seconds from each hop's instants, summed over hops, as upstream's trace does it. */
+function recordPhases(duration: Gauge, hops: readonly HopResult[]): void {
+  hops.forEach(({ timings }, index) => {
+    const seconds = (from: number, to: number): number => Math.max(0, to - from) / 1000;
+    // The first hop's resolve time came from the address helper.
+    if (index > 0) duration.inc({ phase: 'resolve' }, seconds(timings.start, timings.dnsDone));
+    if (timings.gotConn === undefined) return;
+    if (timings.tlsStart !== undefined && timings.tlsDone !== undefined && timings.connectDone !== undefined) {
+      duration.inc({ phase: 'connect' }, seconds(timings.dnsDone, timings.connectDone));
+      duration.inc({ phase: 'tls' }, seconds(timings.tlsStart, timings.tlsDone));
+    } else {
+      duration.inc({ phase: 'connect' }, seconds(timings.dnsDone, timings.gotConn));
+    }
+    if (timings.responseStart === undefined) return;
+    duration.inc({ phase: 'processing' }, seconds(timings.gotConn, timings.responseStart));
+    if (timings.end === undefined) return;
+    duration.inc({ phase: 'transfer' }, seconds(timings.responseStart, timings.end));
+  });
+}

@@ -1,0 +1,89 @@
+/**
+ * What an http module sends, settled at load: method, headers in the order they go out, credentials and
+ * body. Values that come from files stay file paths, read at every probe (./request.ts), so a rotated
+ * token or body is picked up without a reload.
+ */
+import { EXPORTER_USER_AGENT } from '../../version';
+import type { HttpSection } from './definition';
+
+/** Text written in the config, or the trimmed content of a file read when the request is made. */
+export type Secret = { readonly text: string } | { readonly file: string; readonly field: string };
+
+/** One header and its values, a header with several values going out once per value. */
+export interface HeaderPlan {
+  readonly name: string;
+  readonly values: readonly Secret[];
+}
+
+export type AuthorizationPlan =
+  | { readonly kind: 'basic'; readonly username: Secret; readonly password: Secret }
+  | { readonly kind: 'scheme'; readonly type: string; readonly credentials: Secret };
+
+export interface RequestPlan {
+  readonly method: string;
+  /** Host header the module sets; the probe's `hostname` parameter comes first. */
+  readonly hostHeader?: string;
+  readonly headers: readonly HeaderPlan[];
+  /** Sent on every hop, redirects to other hosts included, as upstream's client does. */
+  readonly authorization?: AuthorizationPlan;
+  readonly body?: { readonly bytes: Buffer } | { readonly file: string };
+}
+
+/** Go's http.Header.Set canonical form: `content-type` becomes `Content-Type`. */
+export function canonicalHeaderName(name: string): string {
+  return name.toLowerCase().replace(/(^|-)([a-z])/g, (_match, dash: string, letter: string) => dash + letter.toUpperCase());
+}
+
+function text(value: string | undefined): Secret {
+  return { text: value ?? '' };
+}
+
+function authorizationPlan(http: HttpSection): AuthorizationPlan | undefined {
+  if (http.basic_auth) {
+    const { username, username_file, password, password_file } = http.basic_auth;
+    return {
+      kind: 'basic',
+      username: username_file ? { file: username_file, field: 'basic_auth.username_file' } : text(username),
+      password: password_file ? { file: password_file, field: 'basic_auth.password_file' } : text(password),
+    };
+  }
+  if (http.authorization) {
+    const { type, credentials, credentials_file } = http.authorization;
+    if (credentials_file) return { kind: 'scheme', type, credentials: { file: credentials_file, field: 'authorization.credentials_file' } };
+    return credentials === undefined ? undefined : { kind: 'scheme', type, credentials: text(credentials) };
+  }
+  if (http.bearer_token_file) return { kind: 'scheme', type: 'Bearer', credentials: { file: http.bearer_token_file, field: 'bearer_token_file' } };
+  if (http.bearer_token) return { kind: 'scheme', type: 'Bearer', credentials: text(http.bearer_token) };
+  return undefined;
+}
+
+/**
+ * The request an http module describes. Headers keep the order upstream's client sends them in: `headers`,
+ * then `http_headers` (values, secrets, files; a name given twice gets both), then the defaults the module
+ * did not set (User-Agent, and Accept-Encoding for the configured compression).
+ */
+export function compileRequestPlan(http: HttpSection): RequestPlan {
+  const headers = new Map<string, Secret[]>();
+  let hostHeader: string | undefined;
+  for (const [name, value] of Object.entries(http.headers ?? {})) {
+    const canonical = canonicalHeaderName(name);
+    if (canonical === 'Host') hostHeader ??= value;
+    else headers.set(canonical, [text(value)]);
+  }
+  for (const [name, header] of Object.entries(http.http_headers ?? {})) {
+    const canonical = canonicalHeaderName(name);
+    const values: Secret[] = [...(header.values ?? []), ...(header.secrets ?? [])].map(text);
+    for (const file of header.files ?? []) values.push({ file, field: `http_headers.${name}.files` });
+    headers.set(canonical, [...(headers.get(canonical) ?? []), ...values]);
+  }
+  if (!headers.has('User-Agent')) headers.set('User-Agent', [text(EXPORTER_USER_AGENT)]);
+  if (http.compression !== '' && !headers.has('Accept-Encoding')) headers.set('Accept-Encoding', [text(http.compression)]);
+  const body = http.body_file ? { file: http.body_file } : http.body !== undefined && http.body !== '' ? { bytes: Buffer.from(http.body) } : undefined;
+  return {
+    method: http.method || 'GET',
+    hostHeader,
+    headers: [...headers].map(([name, values]) => ({ name, values })),
+    authorization: authorizationPlan(http),
+    body,
+  };
+}

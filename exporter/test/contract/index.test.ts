@@ -1,0 +1,41 @@
+/**
+ * The contract entry point, as another package loads it: in a fresh node process, importing it loads no
+ * prober's runtime part and none of the exporter's runtime dependencies, which the package does not even
+ * declare (they are bundled into the exporter's own file).
+ */
+import { execFileSync } from 'node:child_process';
+import { join, relative } from 'node:path';
+import { FROM_SOURCE } from '../../../test/support/from-source';
+
+const EXPORTER = join(__dirname, '../..');
+const CONTRACT = join(EXPORTER, 'src/contract/index.ts');
+
+/** Every file the contract's import brought in, relative to the exporter folder (node_modules as `package/...`). */
+function filesLoadedBy(entry: string): string[] {
+  const script = `require(${JSON.stringify(entry)}); process.stdout.write(JSON.stringify(Object.keys(require.cache)));`;
+  const loaded = JSON.parse(execFileSync(process.execPath, [...FROM_SOURCE, '-e', script], { cwd: EXPORTER, encoding: 'utf8' })) as string[];
+  return loaded.map((file) => (file.includes('/node_modules/') ? file.slice(file.lastIndexOf('/node_modules/') + '/node_modules/'.length) : relative(EXPORTER, file)));
+}
+
+describe('the contract entry point', () => {
+  let loaded: string[];
+
+  beforeAll(() => {
+    loaded = filesLoadedBy(CONTRACT);
+  });
+
+  it('loads the module schema and every prober\'s definition (the check that this test sees what a require loads)', () => {
+    expect(loaded).toEqual(expect.arrayContaining(['src/contract/index.ts', 'src/config/schema.ts', 'src/probers/http/definition.ts', 'src/probers/grpc/definition.ts']));
+    expect(loaded.some((file) => file.startsWith('zod/'))).toBe(true);
+  });
+
+  it('loads no runtime dependency of the exporter', () => {
+    const packages = loaded.filter((file) => /^(prom-client|@grpc\/|dns-packet|yaml)\//.test(file));
+    expect(packages).toEqual([]);
+  });
+
+  it('loads no probe function, metric, dialer or server', () => {
+    const runtime = loaded.filter((file) => /^src\/(probers\/[a-z]+\/(probe|metrics)\.ts|probers\/index\.ts|probers\/shared\/(dial|tls|address)\.ts|metrics\.ts|server\/|main\.ts)/.test(file));
+    expect(runtime).toEqual([]);
+  });
+});
