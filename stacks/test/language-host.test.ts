@@ -25,7 +25,9 @@ beforeAll(() => {
   // The stack file leaves the password to `pulumi config set --secret`, and names a CA file of its deployer's machine.
   const { caFile: _caFile, ...searchEngine } = config['probekit:searchEngine']!;
   const stack = { ...config, 'probekit:searchEngine': { ...searchEngine, password: 'set-as-a-secret' } };
-  const output = execFileSync(process.execPath, [join(__dirname, 'support', 'pulumi-language-host.js'), 'stacks', JSON.stringify(stack)], {
+  // `probekit` resolves to its sources here, as everywhere in the tests (Pulumi itself loads the built lib/,
+  // which npm ci builds), so the test never runs against a stale build.
+  const output = execFileSync(process.execPath, ['--conditions=@probekit/source', join(__dirname, 'support', 'pulumi-language-host.js'), 'stacks', JSON.stringify(stack)], {
     cwd: ROOT,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],

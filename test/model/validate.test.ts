@@ -140,9 +140,9 @@ describe('validation: one line naming the field and the fix', () => {
   });
 
   it.each([
-    ['http', 'example.com', 'has no scheme; write https://example.com or http://example.com (the spec asks for the scheme, so that whether the probe uses TLS is written down)'],
-    ['http', 'localhost:8080/health', 'has no scheme; write https://localhost:8080/health or http://localhost:8080/health (the spec asks for the scheme, so that whether the probe uses TLS is written down)'],
-    ['http', 'https://', 'is not a URL; write it with its scheme, for example https://example.com/health'],
+    ['http', 'example.com', 'has no scheme; write https://example.com or http://example.com, so that whether the probe uses TLS is written down'],
+    ['http', 'localhost:8080/health', 'has no scheme; write https://localhost:8080/health or http://localhost:8080/health, so that whether the probe uses TLS is written down'],
+    ['http', 'https://', 'is not a URL; write it as http://host[:port]/path or https://host[:port]/path'],
     ['http', 'ftp://example.com', 'has scheme ftp; an http module probes http:// and https:// URLs'],
     ['tcp', 'example.com', 'is not host:port; a tcp module needs the port, for example example.com:443 or [::1]:443'],
     ['tcp', 'example.com:70000', 'has an invalid port 70000; use 1 to 65535'],

@@ -192,7 +192,7 @@ describeWithNpmCache(consumerRegistrySpecs())('a cdk8s app that installs the pac
     const search = await run('node', ['out/search.js'], { cwd: consumer, env: bareEnv });
     expect(JSON.parse(search.stdout)).toEqual({ path: '/mcp', env: 'PROBEKIT_SEARCH_ENGINE_URL' });
     const help = await run(join(consumer, 'node_modules', '.bin', 'probekit'), ['--help'], { cwd: consumer, env: bareEnv });
-    expect(help.stderr).toMatch(/^usage: probekit <command>/);
+    expect(help.stdout).toMatch(/^usage: probekit <command>/);
   });
 
   it('a deep import into either package fails: only the entry points are exported', async () => {

@@ -109,7 +109,7 @@ describe('the contract\'s target grammar and the probers', () => {
 const STRICT: ReadonlyArray<readonly [ProberName, string, string | undefined]> = [
   ['http', 'https://example.com/health', undefined],
   ['http', 'http://[::1]:8080/x', undefined],
-  ['http', 'example.com', 'is not a URL; write it with its scheme, for example https://example.com/health'],
+  ['http', 'example.com', 'has no scheme; write https://example.com or http://example.com, so that whether the probe uses TLS is written down'],
   ['http', 'ftp://example.com', 'has scheme ftp; an http module probes http:// and https:// URLs'],
   ['http', 'HTTPS://example.com', 'has scheme HTTPS; write it in lower case, the only way the exporter reads it'],
   ['tcp', '[::1]:22', undefined],
@@ -121,7 +121,7 @@ const STRICT: ReadonlyArray<readonly [ProberName, string, string | undefined]> =
   ['icmp', '[::1]', undefined],
   ['icmp', 'host.example.com', undefined],
   ['icmp', 'example.com:80', 'is not a host; an icmp module pings a host name or IP address, without scheme or port'],
-  ['grpc', 'https://grpc.example.com:443/health', undefined],
+  ['grpc', 'https://grpc.example.com:443/health', "has a path /health, which the grpc prober does not use (it checks the module's grpc.service); write https://grpc.example.com:443"],
   ['grpc', 'grpc.example.com', 'is not host:port; a grpc module needs the port, for example example.com:443 or [::1]:50051'],
   ['grpc', 'https://exa mple.com:443', 'has an invalid host "exa mple.com"; write a host name or an IP address'],
 ];

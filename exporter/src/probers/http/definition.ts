@@ -262,7 +262,7 @@ export const httpTarget: TargetGrammar<HttpTarget> = {
     // A bare host is probed over plain HTTP, rarely what a spec that monitors https sites means.
     if (schemeWritten) return undefined;
     const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(written)?.[1];
-    if (scheme === undefined) return 'is not a URL; write it with its scheme, for example https://example.com/health';
+    if (scheme === undefined) return `has no scheme; write https://${written} or http://${written}, so that whether the probe uses TLS is written down`;
     if (/^https?$/i.test(scheme)) return `has scheme ${scheme}; write it in lower case, the only way the exporter reads it`;
     return `has scheme ${scheme}; an http module probes http:// and https:// URLs`;
   },
