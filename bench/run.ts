@@ -22,7 +22,9 @@ import type { TargetPorts } from './target-server';
 const SECONDS_PER_RUN = Number(process.env.BENCH_SECONDS ?? 5);
 const WARM_UP_SECONDS = 1;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const SCENARIO_FILTER = process.env.BENCH_SCENARIOS?.split(',').map((name) => name.trim()).filter(Boolean);
+const SCENARIO_FILTER = process.env.BENCH_SCENARIOS?.split(',')
+  .map((name) => name.trim())
+  .filter(Boolean);
 const BUNDLE = resolve(__dirname, '../exporter/dist/probekit-exporter.js');
 const TARGET_SERVER = resolve(__dirname, 'target-server.ts');
 

@@ -64,11 +64,7 @@ export class ProbekitCluster extends pulumi.ComponentResource {
 
     // The cluster form expects the namespace to exist; here it is ensured, and kept on destroy because
     // it may hold more than probekit (`monitoring` often does).
-    this.namespace = new kubernetes.core.v1.Namespace(
-      `${name}-namespace`,
-      { metadata: { name: args.namespace, labels: { ...PART_OF_PROBEKIT } } },
-      { ...onCluster, retainOnDelete: true },
-    );
+    this.namespace = new kubernetes.core.v1.Namespace(`${name}-namespace`, { metadata: { name: args.namespace, labels: { ...PART_OF_PROBEKIT } } }, { ...onCluster, retainOnDelete: true });
     const inNamespace = { ...onCluster, dependsOn: [this.namespace] };
 
     this.objects = applyObjects(name, args.objects, inNamespace);

@@ -35,9 +35,7 @@ export const CONFIG_KEYS = {
   agent: 'agent',
 } as const;
 
-const dnsLabel = z
-  .string()
-  .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a DNS-1123 label: lower case letters, digits and -, at most 63');
+const dnsLabel = z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a DNS-1123 label: lower case letters, digits and -, at most 63');
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' });
 
@@ -47,7 +45,12 @@ const overridesSchema = z.strictObject({
   replicas: specSchema.shape.exporter.unwrap().shape.replicas,
   /** Job name to targets probed from this cluster in addition to the job's own. */
   // Refinements rather than min(1): their messages are kept as written, and say the fix.
-  extraTargets: z.record(z.string().min(1), z.array(z.string()).refine((targets) => targets.length > 0, 'must list at least one target; leave the job out instead')).optional(),
+  extraTargets: z
+    .record(
+      z.string().min(1),
+      z.array(z.string()).refine((targets) => targets.length > 0, 'must list at least one target; leave the job out instead'),
+    )
+    .optional(),
 });
 
 const clusterSchema = z.strictObject({

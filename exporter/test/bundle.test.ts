@@ -52,7 +52,10 @@ describe('exporter bundle', () => {
     try {
       let text = '';
       for (let tries = 0; tries < 100 && !text; tries += 1) {
-        text = await fetch(`http://127.0.0.1:${port}/probe?module=http_2xx&target=http://127.0.0.1:${(target.address() as AddressInfo).port}/`).then((r) => r.text(), () => '');
+        text = await fetch(`http://127.0.0.1:${port}/probe?module=http_2xx&target=http://127.0.0.1:${(target.address() as AddressInfo).port}/`).then(
+          (r) => r.text(),
+          () => '',
+        );
         if (!text) await new Promise((done) => setTimeout(done, 100));
       }
       expect(metricValue(parseMetrics(text), 'probe_success')).toBe(1);

@@ -30,7 +30,11 @@ export class AgentValues extends Construct {
 
   private readonly scrapeConfigs: ScrapeConfig[] = [];
 
-  constructor(scope: Construct, id: string, private readonly props: AgentValuesProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: AgentValuesProps,
+  ) {
     super(scope, id);
     props.jobs?.forEach((job) => this.addScrapeJob(job));
   }

@@ -92,8 +92,14 @@ export class BlackboxExporter extends Construct {
       },
     });
     this.container.mount(CLUSTER_CONFIG_DIR, kplus.Volume.fromConfigMap(this, 'config-volume', this.configMap));
-    this.configMap.addData(DEFAULT_CONFIG_FILE, lazyString(() => this.configText()));
-    this.deployment.podMetadata.addAnnotation(CONFIG_CHECKSUM_ANNOTATION, lazyString(() => createHash('sha256').update(this.configText()).digest('hex')));
+    this.configMap.addData(
+      DEFAULT_CONFIG_FILE,
+      lazyString(() => this.configText()),
+    );
+    this.deployment.podMetadata.addAnnotation(
+      CONFIG_CHECKSUM_ANNOTATION,
+      lazyString(() => createHash('sha256').update(this.configText()).digest('hex')),
+    );
     ApiObject.of(this.deployment).addJsonPatch(
       JsonPatch.add('/spec/template/spec/containers/0/securityContext/capabilities', { drop: ['ALL'] }),
       // Quantities pass through as written: no unit conversion to get wrong.

@@ -50,7 +50,9 @@ export interface Subcommand {
  * usage and exits 2; `--help` and `-h` print it on stdout; an unknown one names the likely one.
  */
 export function commandGroup(name: string, summary: string, subcommands: Readonly<Record<string, Subcommand>>): Command {
-  const usage = `usage:\n${Object.values(subcommands).map((subcommand) => `  ${subcommand.usage}`).join('\n')}\n`;
+  const usage = `usage:\n${Object.values(subcommands)
+    .map((subcommand) => `  ${subcommand.usage}`)
+    .join('\n')}\n`;
   return {
     summary,
     usage,
@@ -149,7 +151,12 @@ function flagMistake(error: Error & { code?: string }, options: OptionSpec, usag
  * Strict flag parsing: `--help` and `-h` raise a HelpRequest for `usage`; an unknown or malformed flag is a
  * UsageError naming it and, for a typo, the flag meant.
  */
-export function parseFlags<T extends OptionSpec>(args: readonly string[], options: T, usage: string, allowPositionals = false): ReturnType<typeof parseArgs<{ args: string[]; options: T; strict: true; allowPositionals: boolean }>> {
+export function parseFlags<T extends OptionSpec>(
+  args: readonly string[],
+  options: T,
+  usage: string,
+  allowPositionals = false,
+): ReturnType<typeof parseArgs<{ args: string[]; options: T; strict: true; allowPositionals: boolean }>> {
   const withHelp = { ...options, help: { type: 'boolean', short: 'h' } } as const;
   let parsed;
   try {

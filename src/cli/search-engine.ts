@@ -51,11 +51,7 @@ async function createKey(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function check(args: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseFlags(
-    args,
-    { url: { type: 'string' }, 'api-token-env': { type: 'string' }, 'api-token-file': { type: 'string' }, ...TLS_FLAGS },
-    CHECK_USAGE,
-  );
+  const { values } = parseFlags(args, { url: { type: 'string' }, 'api-token-env': { type: 'string' }, 'api-token-file': { type: 'string' }, ...TLS_FLAGS }, CHECK_USAGE);
   const url = checkedUrlArgument(required(values.url, 'url', "the search engine's URL, e.g. https://elasticsearch.example:9200"), '--url');
   const apiToken = readSecret(io, 'API token', 'api-token-env', values['api-token-env'], 'api-token-file', values['api-token-file']);
   const report = await checkIntegration({ url, tls: tlsFrom(values, io) }, apiToken);

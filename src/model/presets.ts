@@ -38,8 +38,7 @@ export interface Http2xxWithHeaderOptions {
 
 /** `http_2xx_with_header`: adds `Authentication: Bearer <ACCESS_TOKEN>` and `Accept-Language`. */
 export function http2xxWithHeader(options: Http2xxWithHeaderOptions): SpecModule {
-  const authentication: SecretRef =
-    'fromEnv' in options.accessToken ? { prefix: 'Bearer ', ...options.accessToken } : options.accessToken;
+  const authentication: SecretRef = 'fromEnv' in options.accessToken ? { prefix: 'Bearer ', ...options.accessToken } : options.accessToken;
   return {
     prober: 'http',
     timeout: DOCUMENTED_TIMEOUT,

@@ -24,7 +24,10 @@ export type SecretRef =
  * checked once the fields themselves are right.
  */
 const secretRefFields = z.strictObject({
-  fromEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name: letters, digits and _, not starting with a digit').optional(),
+  fromEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name: letters, digits and _, not starting with a digit')
+    .optional(),
   prefix: z.string().optional(),
   existingSecret: z.strictObject({ name: z.string().min(1), key: z.string().min(1) }).optional(),
 });

@@ -49,7 +49,7 @@ export const EMPTY_SPEC_FIX =
 /** What a required field of the spec holds, said when it is missing. */
 const REQUIRED: Readonly<Record<string, string>> = {
   jobs: 'list at least one job with a module and its targets',
-  module: 'name the module of modules that probes this job\'s targets',
+  module: "name the module of modules that probes this job's targets",
   targets: 'list the endpoints to probe',
   url: "the search engine's URL, for example https://search.example.com:9200",
   apiToken: 'the API token, as { fromEnv: VAR } or { existingSecret: { name, key } }',
@@ -239,9 +239,7 @@ function headerProblems(module: SpecModule, path: FieldPath): Problem[] {
 /** The module with each secret header replaced by a stand-in, as the exporter's schema sees it. */
 export function withoutSecretHeaders(module: SpecModule): ModuleInput {
   if (!isMapping(module.http?.headers)) return module as ModuleInput;
-  const headers = Object.fromEntries(
-    Object.entries(module.http.headers).map(([name, value]) => [name, typeof value === 'string' ? value : '<secret>']),
-  );
+  const headers = Object.fromEntries(Object.entries(module.http.headers).map(([name, value]) => [name, typeof value === 'string' ? value : '<secret>']));
   return { ...module, http: { ...module.http, headers } } as ModuleInput;
 }
 
@@ -302,7 +300,10 @@ function checkJob(job: Job, path: FieldPath, modules: Readonly<Record<string, Sp
   if (interval === undefined) problems.push({ path: at('scrapeInterval'), message: `"${job.scrapeInterval}" must be ${DURATION_HINT}` });
   if (timeout === undefined) problems.push({ path: at('scrapeTimeout'), message: `"${job.scrapeTimeout}" must be ${DURATION_HINT}` });
   if (interval !== undefined && timeout !== undefined && timeout > interval) {
-    problems.push({ path: at('scrapeTimeout'), message: `${job.scrapeTimeout} is longer than scrapeInterval ${job.scrapeInterval}, which Prometheus refuses; lower scrapeTimeout or raise scrapeInterval` });
+    problems.push({
+      path: at('scrapeTimeout'),
+      message: `${job.scrapeTimeout} is longer than scrapeInterval ${job.scrapeInterval}, which Prometheus refuses; lower scrapeTimeout or raise scrapeInterval`,
+    });
   }
 
   const module = modules[job.module];

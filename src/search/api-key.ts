@@ -4,12 +4,7 @@
  * assistant presents (seed 2.6).
  */
 import type { SecurityCreateApiKeyResponse } from '@elastic/elasticsearch/lib/api/types';
-import {
-  createSearchClient,
-  describeFailure,
-  SearchEngineError,
-  type SearchEngineConnection,
-} from './connection';
+import { createSearchClient, describeFailure, SearchEngineError, type SearchEngineConnection } from './connection';
 
 export interface IndexPrivilegesEntry {
   readonly names: readonly string[];
@@ -90,10 +85,7 @@ export async function createApiKey(options: CreateApiKeyOptions): Promise<Create
   const client = createSearchClient(options, { username: options.username, password: options.password });
   try {
     // The client's createApiKey sends PUT; the seed documents POST, which Elasticsearch takes alike, so we send POST.
-    const response = await client.transport.request<SecurityCreateApiKeyResponse>(
-      { method: 'POST', path: '/_security/api_key', body },
-      { headers: SEED_CONTENT_TYPE },
-    );
+    const response = await client.transport.request<SecurityCreateApiKeyResponse>({ method: 'POST', path: '/_security/api_key', body }, { headers: SEED_CONTENT_TYPE });
     const encoded = response.encoded ?? Buffer.from(`${response.id}:${response.api_key}`).toString('base64');
     return {
       id: response.id,
@@ -126,7 +118,10 @@ export async function invalidateApiKey(options: InvalidateApiKeyOptions): Promis
   try {
     const response = await client.security.invalidateApiKey({ ids: [options.id] }, { headers: SEED_CONTENT_TYPE });
     if (response.error_count > 0) {
-      const reasons = (response.error_details ?? []).map((detail) => detail.reason).filter(Boolean).join('; ');
+      const reasons = (response.error_details ?? [])
+        .map((detail) => detail.reason)
+        .filter(Boolean)
+        .join('; ');
       throw new SearchEngineError('bad-request', `invalidating API key ${options.id} failed: ${reasons || 'the engine reported an error'}`);
     }
     const known = [...response.invalidated_api_keys, ...response.previously_invalidated_api_keys];

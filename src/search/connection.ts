@@ -29,18 +29,7 @@ export interface SearchEngineConnection {
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
 export type SearchEngineFailure =
-  | 'unauthorized'
-  | 'forbidden'
-  | 'bad-request'
-  | 'not-found'
-  | 'server-error'
-  | 'connection-refused'
-  | 'unresolved-host'
-  | 'tls'
-  | 'timeout'
-  | 'not-elasticsearch'
-  | 'connection'
-  | 'bad-input';
+  'unauthorized' | 'forbidden' | 'bad-request' | 'not-found' | 'server-error' | 'connection-refused' | 'unresolved-host' | 'tls' | 'timeout' | 'not-elasticsearch' | 'connection' | 'bad-input';
 
 /** A failure talking to the search engine, with a message of one line that never holds a credential. */
 export class SearchEngineError extends Error {
@@ -176,7 +165,10 @@ export function describeFailure(error: unknown, url: string, doing: string, cred
       return new SearchEngineError('unresolved-host', `${doing} failed: the host of ${where} does not resolve; check the URL`);
     }
     if (/certificate|self[- ]signed|altname|SSL|TLS|CERT_|handshake/i.test(message)) {
-      return new SearchEngineError('tls', `${doing} failed: TLS verification of ${where} failed (${oneLine(message.split(' - Local:')[0])}); give the engine's CA with --ca-file, or --insecure to skip verification`);
+      return new SearchEngineError(
+        'tls',
+        `${doing} failed: TLS verification of ${where} failed (${oneLine(message.split(' - Local:')[0])}); give the engine's CA with --ca-file, or --insecure to skip verification`,
+      );
     }
     if (/timed? ?out|ETIMEDOUT/i.test(message)) {
       return new SearchEngineError('timeout', `${doing} failed: no answer from ${where} in time (timeout); check that the engine is up and reachable from here`);
@@ -186,4 +178,3 @@ export function describeFailure(error: unknown, url: string, doing: string, cred
   const message = error instanceof Error ? error.message : String(error);
   return new SearchEngineError('connection', `${doing} failed: ${oneLine(message)}`);
 }
-

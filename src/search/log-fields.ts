@@ -91,7 +91,5 @@ function pick(role: LogFieldRole, types: ReadonlyMap<string, string>): string | 
 export function detectLogFields(mappings: readonly Record<string, unknown>[], explicit: Partial<LogFields> = {}): LogFields {
   const types = new Map<string, string>();
   for (const properties of mappings) for (const field of flattenMapping(properties)) if (!types.has(field.name)) types.set(field.name, field.type);
-  return Object.fromEntries(
-    (Object.keys(ECS_LOG_FIELDS) as LogFieldRole[]).map((role) => [role, explicit[role] ?? pick(role, types) ?? ECS_LOG_FIELDS[role]]),
-  ) as unknown as LogFields;
+  return Object.fromEntries((Object.keys(ECS_LOG_FIELDS) as LogFieldRole[]).map((role) => [role, explicit[role] ?? pick(role, types) ?? ECS_LOG_FIELDS[role]])) as unknown as LogFields;
 }

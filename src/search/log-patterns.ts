@@ -41,5 +41,7 @@ const MASKS: readonly [RegExp, string][] = [
 ];
 
 export function messagePattern(message: string): string {
-  return MASKS.reduce((text, [pattern, mask]) => text.replace(pattern, mask), message).replace(/\s+/g, ' ').trim();
+  return MASKS.reduce((text, [pattern, mask]) => text.replace(pattern, mask), message)
+    .replace(/\s+/g, ' ')
+    .trim();
 }

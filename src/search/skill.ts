@@ -66,7 +66,12 @@ export function createSkillContext(options: SkillContextOptions): SkillContext {
     if (found === undefined) {
       found = options.client.indices
         .getMapping({ index, allow_no_indices: true })
-        .then((answer) => detectLogFields(Object.values(answer).map((entry) => (entry.mappings.properties ?? {}) as Record<string, unknown>), options.fields))
+        .then((answer) =>
+          detectLogFields(
+            Object.values(answer).map((entry) => (entry.mappings.properties ?? {}) as Record<string, unknown>),
+            options.fields,
+          ),
+        )
         .catch((error: unknown) => {
           cache.delete(index);
           throw describeFailure(error, options.url, `reading the mappings of ${index}`, 'API token');

@@ -194,8 +194,7 @@ export const countLogs = defineSkill({
 
 export const summarizeLogs = defineSkill({
   name: 'summarize_logs',
-  description:
-    'Summarize log lines (e.g. of one pod in one namespace) into message patterns, with numbers, ids, hex, UUIDs, IPs and times masked: count, first and last seen, and a sample of each.',
+  description: 'Summarize log lines (e.g. of one pod in one namespace) into message patterns, with numbers, ids, hex, UUIDs, IPs and times masked: count, first and last seen, and a sample of each.',
   input: z.object({
     ...filters,
     maxLogs: z.number().int().min(1).max(MAX_SUMMARIZE).default(1000).describe(`How many of the newest lines to read (1-${MAX_SUMMARIZE})`),
@@ -264,7 +263,9 @@ export const countByField = defineSkill({
     // ties in level order (a stable sort of the level-ordered counts).
     const counted =
       input.by === 'level'
-        ? Object.entries(byLevel(result.buckets)).map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count)
+        ? Object.entries(byLevel(result.buckets))
+            .map(([value, count]) => ({ value, count }))
+            .sort((a, b) => b.count - a.count)
         : result.buckets.map((b) => ({ value: String(b.key), count: b.doc_count }));
     const shown = counted.slice(0, input.size);
     const other = (result.sum_other_doc_count ?? 0) + counted.slice(input.size).reduce((sum, b) => sum + b.count, 0);

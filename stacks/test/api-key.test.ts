@@ -80,7 +80,10 @@ describeWithBinaries([OPENSSL])('the API-key resource', () => {
     });
 
     it('fails in one line without the password when the credentials are wrong', async () => {
-      const error = await provider.create(inputs({ password: 'wrong-password' })).then(() => undefined, (e: unknown) => e as Error);
+      const error = await provider.create(inputs({ password: 'wrong-password' })).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
       expect(error?.message).toMatch(/401/);
       expect(error?.message).not.toContain('wrong-password');
       expect(error?.message).not.toContain('\n');

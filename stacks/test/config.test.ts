@@ -39,11 +39,8 @@ describe('stack configuration', () => {
     expect(createsApiKey(config.searchEngine)).toBe(false);
   });
 
-  it('applies each cluster\'s overrides to its own copy of the spec only', () => {
-    const config = parseStackConfig(
-      withCluster({ name: 'b', overrides: { namespace: 'probes', replicas: 3, extraTargets: { 'blackbox-exporter': ['https://internal.example.test/health'] } } }),
-      {},
-    );
+  it("applies each cluster's overrides to its own copy of the spec only", () => {
+    const config = parseStackConfig(withCluster({ name: 'b', overrides: { namespace: 'probes', replicas: 3, extraTargets: { 'blackbox-exporter': ['https://internal.example.test/health'] } } }), {});
     const [plain, overridden] = config.clusters.map((cluster) => cluster.spec);
     expect(plain!.namespace).toBe('monitoring');
     expect(plain!.exporter.replicas).toBe(1);
@@ -63,11 +60,23 @@ describe('stack configuration', () => {
     ['clusters as an object', { ...valid, clusters: { name: 'a' } }, 'probekit:clusters: must be a list, not a mapping'],
     ['an override namespace that is not a DNS label', withCluster({ name: 'b', overrides: { namespace: 'Probes!' } }), 'probekit:clusters[1].overrides.namespace: must be a DNS-1123 label'],
     ['zero replicas', withCluster({ name: 'b', overrides: { replicas: 0 } }), 'probekit:clusters[1].overrides.replicas: must be at least 1'],
-    ['extra targets for a job that does not exist', withCluster({ name: 'b', overrides: { extraTargets: { nope: ['https://a.test'] } } }), 'probekit:clusters[1].overrides.extraTargets.nope: probekit:spec has no job named so; its jobs are: blackbox-exporter'],
-    ['an extra target its prober cannot probe', withCluster({ name: 'b', overrides: { extraTargets: { 'blackbox-exporter': ['https://ok.test', 'ftp://x'] } } }), 'probekit:clusters[1].overrides.extraTargets.blackbox-exporter[1]: "ftp://x" has scheme ftp'],
+    [
+      'extra targets for a job that does not exist',
+      withCluster({ name: 'b', overrides: { extraTargets: { nope: ['https://a.test'] } } }),
+      'probekit:clusters[1].overrides.extraTargets.nope: probekit:spec has no job named so; its jobs are: blackbox-exporter',
+    ],
+    [
+      'an extra target its prober cannot probe',
+      withCluster({ name: 'b', overrides: { extraTargets: { 'blackbox-exporter': ['https://ok.test', 'ftp://x'] } } }),
+      'probekit:clusters[1].overrides.extraTargets.blackbox-exporter[1]: "ftp://x" has scheme ftp',
+    ],
     ['no spec', { ...valid, spec: undefined }, 'probekit:spec: required'],
     ['a spec job naming an unknown module', { ...valid, spec: { ...documentedExample, jobs: [{ module: 'nope', targets: ['https://a.test'] }] } }, 'probekit:spec.jobs[0].module:'],
-    ['a spec with its own search engine', { ...valid, spec: { ...documentedExample, searchEngine: { url: 'https://127.0.0.1:9200', apiToken: { fromEnv: 'T' } } } }, 'probekit:spec.searchEngine: the stack takes the search engine from probekit:searchEngine'],
+    [
+      'a spec with its own search engine',
+      { ...valid, spec: { ...documentedExample, searchEngine: { url: 'https://127.0.0.1:9200', apiToken: { fromEnv: 'T' } } } },
+      'probekit:spec.searchEngine: the stack takes the search engine from probekit:searchEngine',
+    ],
     ['admin credentials without a password', { ...valid, searchEngine: { url: 'https://127.0.0.1:9200', username: 'elastic' } }, 'probekit:searchEngine.password: required'],
     ['a search-engine URL that is not http(s)', { ...valid, searchEngine: { url: 'ftp://127.0.0.1', apiToken: 't' } }, 'probekit:searchEngine.url: must be an http or https URL'],
     ['a role that is no preset', { ...valid, searchEngine: { ...(valid.searchEngine as object), role: 'superuser' } }, 'probekit:searchEngine.role: must be one of all-access, read-only'],
@@ -82,8 +91,12 @@ describe('stack configuration', () => {
     expect(message).not.toContain('\n');
   });
 
-  it('checks the spec\'s environment references against the environment of pulumi up', () => {
-    const spec = { ...documentedExample, modules: { with_token: { preset: 'http_2xx_with_header', accessToken: { fromEnv: 'PROBE_TOKEN' } } }, jobs: [{ module: 'with_token', targets: ['https://a.test'] }] };
+  it("checks the spec's environment references against the environment of pulumi up", () => {
+    const spec = {
+      ...documentedExample,
+      modules: { with_token: { preset: 'http_2xx_with_header', accessToken: { fromEnv: 'PROBE_TOKEN' } } },
+      jobs: [{ module: 'with_token', targets: ['https://a.test'] }],
+    };
     expect(errorOf({ ...valid, spec })).toMatch(/^probekit:spec\.modules\.with_token\.http\.headers\.Authentication\.fromEnv: environment variable PROBE_TOKEN is not set/);
     expect(parseStackConfig({ ...valid, spec }, { PROBE_TOKEN: 'token' }).clusters).toHaveLength(2);
   });
@@ -98,7 +111,11 @@ describe('stack configuration', () => {
   });
 
   it('says a value of the wrong kind by its kind, never by the value', () => {
-    const message = errorOf({ ...valid, searchEngine: { url: 'https://127.0.0.1:9200', username: 'elastic', password: 81726354, role: 'root-9f8e7d' }, clusters: [{ name: 'a', kubeconfig: ['kube-3c4d5e'] }] });
+    const message = errorOf({
+      ...valid,
+      searchEngine: { url: 'https://127.0.0.1:9200', username: 'elastic', password: 81726354, role: 'root-9f8e7d' },
+      clusters: [{ name: 'a', kubeconfig: ['kube-3c4d5e'] }],
+    });
     expect(message.split('\n')).toEqual([
       'probekit:clusters[0].kubeconfig: must be text, not a list',
       'probekit:searchEngine.password: must be text, not a number',
@@ -124,10 +141,7 @@ describe('reading the running stack', () => {
   afterEach(() => pulumi.runtime.setAllConfig({}));
 
   it('parses the structured keys Pulumi hands over as JSON', () => {
-    pulumi.runtime.setAllConfig(
-      Object.fromEntries(Object.entries(valid).map(([key, value]) => [`probekit:${key}`, JSON.stringify(value)])),
-      ['probekit:searchEngine'],
-    );
+    pulumi.runtime.setAllConfig(Object.fromEntries(Object.entries(valid).map(([key, value]) => [`probekit:${key}`, JSON.stringify(value)])), ['probekit:searchEngine']);
     const raw = readRawStackConfig();
     expect(raw).toEqual(valid);
     expect(parseStackConfig(raw, {}).clusters).toHaveLength(2);

@@ -16,9 +16,7 @@ describe('synthesized objects as Pulumi resources', () => {
   });
 
   it('names each object after its cluster, namespace and name', () => {
-    expect(objectResourceName('eu-west', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'blackbox-exporter', namespace: 'monitoring' } })).toBe(
-      'eu-west-monitoring/blackbox-exporter',
-    );
+    expect(objectResourceName('eu-west', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'blackbox-exporter', namespace: 'monitoring' } })).toBe('eu-west-monitoring/blackbox-exporter');
     expect(objectResourceName('eu-west', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'monitoring' } })).toBe('eu-west-monitoring');
   });
 });

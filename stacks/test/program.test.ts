@@ -104,7 +104,12 @@ describe('three clusters', () => {
     const ofCluster = run.resources.filter((resource) => resource.name.startsWith(`${cluster}-`) && resource.custom);
     expect(ofCluster).toHaveLength(children.length);
     for (const resource of children) expect(resource.urn).toMatch(/::probekit:stacks:Cluster\$/);
-    expect(run.resources.filter((resource) => resource.type === 'probekit:stacks:Cluster').map((resource) => resource.name).sort()).toEqual(['alpha', 'beta', 'gamma']);
+    expect(
+      run.resources
+        .filter((resource) => resource.type === 'probekit:stacks:Cluster')
+        .map((resource) => resource.name)
+        .sort(),
+    ).toEqual(['alpha', 'beta', 'gamma']);
   });
 
   it('puts the agent release on each cluster with the chart, version and the scrape jobs in its values', () => {
@@ -143,7 +148,7 @@ describe('three clusters', () => {
     expect(isSecretValue(keys[0]!.inputs.password)).toBe(true);
   });
 
-  it('stores the created key, as a secret, in each cluster\'s search-engine Secret', () => {
+  it("stores the created key, as a secret, in each cluster's search-engine Secret", () => {
     const secrets = run.resources.filter((resource) => resource.type === 'kubernetes:core/v1:Secret' && resource.name.endsWith('-search-engine'));
     expect(secrets).toHaveLength(3);
     for (const secret of secrets) {
@@ -166,7 +171,7 @@ describe('secrets end to end', () => {
     expect(holding.map((resource) => resource.name).sort()).toEqual(['alpha-search-engine', 'beta-search-engine', 'gamma-search-engine']);
   });
 
-  it('keeps the probe token of a secret header in the exporter\'s header Secret only, as a secret', () => {
+  it("keeps the probe token of a secret header in the exporter's header Secret only, as a secret", () => {
     const holding = run.resources.filter((resource) => text(resource).includes(PROBE_TOKEN));
     expect(holding).toHaveLength(3);
     for (const resource of holding) {
@@ -228,9 +233,7 @@ describe('parity with cdk8s synth', () => {
   ])('applies on %s exactly the objects and agent values cdk8s synth writes for its spec', (cluster, clusterSpec) => {
     const synth = cdk8sSynth(clusterSpec, { PROBE_TOKEN });
     const { children } = clusterResources(run.resources, cluster);
-    const applied = children
-      .filter((resource) => resource.name.startsWith(`${cluster}-${clusterSpec.namespace ?? 'monitoring'}/`))
-      .map((resource) => revealed(resource.inputs));
+    const applied = children.filter((resource) => resource.name.startsWith(`${cluster}-${clusterSpec.namespace ?? 'monitoring'}/`)).map((resource) => revealed(resource.inputs));
     const key = (object: any) => `${object.kind}/${object.metadata.name}`;
     expect(synth.objects.map(key).sort()).toEqual(['ConfigMap/blackbox-exporter-config', 'Deployment/blackbox-exporter', 'Secret/blackbox-exporter-headers', 'Service/blackbox-exporter']);
     expect([...applied].sort((a, b) => key(a).localeCompare(key(b)))).toEqual([...synth.objects].sort((a, b) => key(a).localeCompare(key(b))));
@@ -257,7 +260,7 @@ describe('other configurations', () => {
     expect(JSON.stringify(await resolveOutputs(tokenRun.exports))).not.toContain(READY_TOKEN);
   });
 
-  it('hands the CA file\'s text to the key resource, and names the key when the file cannot be read', async () => {
+  it("hands the CA file's text to the key resource, and names the key when the file cannot be read", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'probekit-ca-'));
     try {
       writeFileSync(join(dir, 'ca.pem'), 'PEM TEXT OF THE CA');
@@ -271,7 +274,7 @@ describe('other configurations', () => {
     }
   });
 
-  it('knows each Secret\'s name at preview, before the key exists', async () => {
+  it("knows each Secret's name at preview, before the key exists", async () => {
     const preview = await runProgram(PROGRAM, config(adminCredentials, [{ name: 'solo' }]), SECRET_KEYS, () => undefined, true);
     const secret = preview.resources.find((resource) => resource.name === 'solo-search-engine')!;
     expect(secret.inputs.metadata).toEqual({ name: 'search-engine', namespace: 'monitoring', labels: expect.any(Object) });

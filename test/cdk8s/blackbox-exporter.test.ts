@@ -94,7 +94,12 @@ describe('the exporter Deployment', () => {
       const mount = container.volumeMounts.find((candidate: { mountPath: string }) => file.startsWith(`${candidate.mountPath}/`));
       expect([file, mount !== undefined]).toEqual([file, true]);
     }
-    expect(pod.volumes).toEqual(expect.arrayContaining([expect.objectContaining({ secret: expect.objectContaining({ secretName: 'probe-exporter-headers' }) }), expect.objectContaining({ secret: expect.objectContaining({ secretName: 'partner-credentials' }) })]));
+    expect(pod.volumes).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ secret: expect.objectContaining({ secretName: 'probe-exporter-headers' }) }),
+        expect.objectContaining({ secret: expect.objectContaining({ secretName: 'partner-credentials' }) }),
+      ]),
+    );
     expect(find(full, 'Secret', 'probe-exporter-headers').stringData).toEqual({ 'http_2xx_with_header.authentication': `Bearer ${SECRET_VALUES.ACCESS_TOKEN}` });
   });
 

@@ -49,7 +49,7 @@ describe('synthesized objects', () => {
 });
 
 describe('the parts together', () => {
-  it('the scrape jobs address the exporter\'s Service in the spec\'s namespace', () => {
+  it("the scrape jobs address the exporter's Service in the spec's namespace", () => {
     expect(full.agentValues['k8s-monitoring'].extraScrapeConfigs![0].relabel_configs[2].replacement).toBe('probe-exporter.observability.svc:9115');
   });
 
@@ -82,7 +82,7 @@ describe('secrets stay in Secrets', () => {
 describe('ProbekitApp', () => {
   const tempDir = tempDirPerTest('probekit-app-');
 
-  it('writes each chart\'s agent values beside its manifests', () => {
+  it("writes each chart's agent values beside its manifests", () => {
     const app = new ProbekitApp({ outdir: tempDir() });
     new ProbekitChart(app, 'prod', { spec: parseSpec(documentedExample) });
     app.synth();

@@ -36,7 +36,10 @@ describeWithBinaries([OPENSSL])('probekit assistant', () => {
     const env = { [SEARCH_ENGINE_ENV.url]: 'https://127.0.0.1:1', T: '' };
 
     it('runs one skill and prints its answer as JSON', async () => {
-      const result = await runCli(['assistant', 'run', 'count_logs', '--input', '{"index":"logs-k8s-ecs","level":"warn","date":"2026-11-19"}', '--url', es.url, '--api-token-env', 'T', '--ca-file', caFile], { ...env, T: token });
+      const result = await runCli(
+        ['assistant', 'run', 'count_logs', '--input', '{"index":"logs-k8s-ecs","level":"warn","date":"2026-11-19"}', '--url', es.url, '--api-token-env', 'T', '--ca-file', caFile],
+        { ...env, T: token },
+      );
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual({ index: ECS_INDEX, from: '2026-11-19T00:00:00.000Z', to: '2026-11-20T00:00:00.000Z', level: 'warn', total: 2, byLevel: { warn: 2 } });
@@ -46,14 +49,27 @@ describeWithBinaries([OPENSSL])('probekit assistant', () => {
       const tokenFile = join(dir, 'token');
       writeFileSync(tokenFile, `${token}\n`);
       const result = await runCli([
-        'assistant', 'run', 'error_ratio', '--input', '{"index":"logs-k8s-ecs","namespace":"payments","date":"2026-11-19"}',
-        '--url', es.url, '--api-token-file', tokenFile, '--ca-file', caFile, '--skills', CUSTOM, '--fields', '{"level":"log.level"}',
+        'assistant',
+        'run',
+        'error_ratio',
+        '--input',
+        '{"index":"logs-k8s-ecs","namespace":"payments","date":"2026-11-19"}',
+        '--url',
+        es.url,
+        '--api-token-file',
+        tokenFile,
+        '--ca-file',
+        caFile,
+        '--skills',
+        CUSTOM,
+        '--fields',
+        '{"level":"log.level"}',
       ]);
       expect(JSON.parse(result.stdout)).toEqual({ namespace: 'payments', date: '2026-11-19', lines: 2, errors: 1, ratio: 0.5 });
     });
 
     it.each([
-      [['run', 'count_logs', '--input', '{'], 2, "error: --input: not JSON; give the skill's input as a JSON object, e.g. '{\"level\":\"error\"}'\n"],
+      [['run', 'count_logs', '--input', '{'], 2, 'error: --input: not JSON; give the skill\'s input as a JSON object, e.g. \'{"level":"error"}\'\n'],
       [['run', 'count_logs', '--input', '{"date":"19.11.2026"}', '--api-token-env', 'T'], 2, 'error: count_logs: input.date: must be a date written YYYY-MM-DD, e.g. 2026-11-19\n'],
       [['run', 'nope', '--api-token-env', 'T'], 2, 'error: unknown skill "nope"; the skills are list_indices, get_mappings, fetch_logs, count_logs, summarize_logs, log_histogram, count_by_field\n'],
       [['run', 'count_logs', '--fields', '{"lvl":"x"}', '--api-token-env', 'T'], 2, 'error: --fields: "lvl" is not a role; the roles are timestamp, level, message, pod, namespace, service\n'],
@@ -67,7 +83,12 @@ describeWithBinaries([OPENSSL])('probekit assistant', () => {
 
     it('lists the skills, custom ones included', async () => {
       const result = await runCli(['assistant', 'list', '--skills', CUSTOM]);
-      expect(result.stdout.split('\n').filter(Boolean).map((line) => line.split('\t')[0])).toEqual([...BUILT_IN_SKILLS.map((s) => s.name), 'error_ratio']);
+      expect(
+        result.stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => line.split('\t')[0]),
+      ).toEqual([...BUILT_IN_SKILLS.map((s) => s.name), 'error_ratio']);
     });
 
     it('refuses a custom skill that shadows a built-in', async () => {
@@ -77,5 +98,4 @@ describeWithBinaries([OPENSSL])('probekit assistant', () => {
       expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: skill "fetch_logs": another skill has this name; give the custom skill a name of its own\n' });
     });
   });
-
 });

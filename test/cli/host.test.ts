@@ -40,7 +40,9 @@ describe('probekit host render and install.sh', () => {
 
   it('install.sh refuses another exporter and an unknown architecture', async () => {
     const dir = tempDir();
-    await expect(run('bash', [join(root, 'exporter/packaging/install.sh'), '--exporter', 'node', '--files', dir])).rejects.toMatchObject({ stderr: expect.stringContaining("--exporter: only blackbox is available (got 'node')") });
+    await expect(run('bash', [join(root, 'exporter/packaging/install.sh'), '--exporter', 'node', '--files', dir])).rejects.toMatchObject({
+      stderr: expect.stringContaining("--exporter: only blackbox is available (got 'node')"),
+    });
     mkdirSync(join(dir, 'etc'));
     const bundle = join(dir, 'b.js');
     writeFileSync(bundle, '');
@@ -50,9 +52,8 @@ describe('probekit host render and install.sh', () => {
   });
 });
 
-
-describe('probekit host render, in the caller\'s directory', () => {
-  it('reads --spec and writes --out relative to the caller\'s directory, and lists what it wrote', async () => {
+describe("probekit host render, in the caller's directory", () => {
+  it("reads --spec and writes --out relative to the caller's directory, and lists what it wrote", async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'spec.yaml'), SPEC);
     const result = await runCli(['host', 'render', '--spec', 'spec.yaml', '--out', 'tree', '--vendor', 'acme'], {}, undefined, dir);
@@ -76,10 +77,7 @@ describe('probekit host render, in the caller\'s directory', () => {
     expect(await runCli(['host', 'render', '--spec', 'bad.yaml'], {}, undefined, dir)).toEqual({
       code: 1,
       stdout: '',
-      stderr: [
-          'error: bad.yaml: modules.m.body: required: the JSON document the probe posts, as text (in YAML, quote it: body: \'{"check":"synthetic"}\')',
-          '',
-        ].join('\n'),
+      stderr: ['error: bad.yaml: modules.m.body: required: the JSON document the probe posts, as text (in YAML, quote it: body: \'{"check":"synthetic"}\')', ''].join('\n'),
     });
   });
 

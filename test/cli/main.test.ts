@@ -41,14 +41,20 @@ describe('help', () => {
   });
 
   it.each(Object.keys(COMMANDS))('probekit %s --help, -h and probekit help %s print its usage on stdout and exit 0', async (name) => {
-    for (const args of [[name, '--help'], [name, '-h'], ['help', name]]) {
+    for (const args of [
+      [name, '--help'],
+      [name, '-h'],
+      ['help', name],
+    ]) {
       expect(await runCli(args)).toEqual({ code: 0, stdout: COMMANDS[name]!.usage, stderr: '' });
     }
     expect(await runCli([name])).toEqual({ code: 2, stdout: '', stderr: COMMANDS[name]!.usage });
   });
 
   it.each(SUBCOMMANDS)('probekit %s %s --help and -h print its usage line on stdout and exit 0, whatever else is given', async (name, sub) => {
-    const line = COMMANDS[name]!.usage.split('\n').find((candidate) => candidate.startsWith(`  probekit ${name} ${sub} `))!.trim();
+    const line = COMMANDS[name]!.usage.split('\n')
+      .find((candidate) => candidate.startsWith(`  probekit ${name} ${sub} `))!
+      .trim();
     for (const args of [['--help'], ['-h'], ['--url', 'https://127.0.0.1:1', '-h'], ['--no-such-flag', '--help']]) {
       expect(await runCli([name!, sub!, ...args])).toEqual({ code: 0, stdout: `usage: ${line}\n`, stderr: '' });
     }
@@ -77,7 +83,10 @@ describe('mistakes: exit 2, one line naming what was meant', () => {
     [['host', 'render', '--spec', 's.yaml', '--vendor', 'Acme Corp'], 'error: --vendor Acme Corp: not a directory name; use lower case letters, digits, . _ -'],
     [['assistant', 'run', 'count_logs', '--url', 'localhost:9200', '--api-token-env', 'T'], 'error: --url localhost:9200: not a URL; write https://localhost:9200'],
     [['assistant', 'serve', '--http', 'eighty', '--url', 'https://127.0.0.1:1', '--api-token-env', 'T'], 'error: --http eighty: not a port number; give 0 to 65535 (0 picks a free one)'],
-    [['assistant', 'serve', '--http', '0', '--http-token-env', 'UNSET', '--url', 'https://127.0.0.1:1', '--api-token-env', 'T'], 'error: --http-token-env: environment variable UNSET is not set or empty; export it with the bearer token MCP clients must send'],
+    [
+      ['assistant', 'serve', '--http', '0', '--http-token-env', 'UNSET', '--url', 'https://127.0.0.1:1', '--api-token-env', 'T'],
+      'error: --http-token-env: environment variable UNSET is not set or empty; export it with the bearer token MCP clients must send',
+    ],
   ])('%j', async (args, line) => {
     expect(await runCli(args, { T: 'token' })).toEqual({ code: 2, stdout: '', stderr: `${line}\n` });
   });

@@ -52,11 +52,28 @@ describeWithBinaries([OPENSSL])('probekit search-engine', () => {
       expectNoPassword(result);
     });
 
-    it('--output secret with --role all-access: the documented request, and a Secret in the cluster form\'s shape that works', async () => {
+    it("--output secret with --role all-access: the documented request, and a Secret in the cluster form's shape that works", async () => {
       es.requests.splice(0);
-      const result = await runCli(
-        ['search-engine', 'create-key', '--url', es.url, '--username', 'elastic', '--password-file', passwordFile, '--name', 'assistant', '--role', 'all-access', '--ca-file', caFile, '--output', 'secret', '--namespace', 'monitoring'],
-      );
+      const result = await runCli([
+        'search-engine',
+        'create-key',
+        '--url',
+        es.url,
+        '--username',
+        'elastic',
+        '--password-file',
+        passwordFile,
+        '--name',
+        'assistant',
+        '--role',
+        'all-access',
+        '--ca-file',
+        caFile,
+        '--output',
+        'secret',
+        '--namespace',
+        'monitoring',
+      ]);
       expect(result.code).toBe(0);
       expect(es.requests[0]!.body).toEqual({ name: 'assistant', role_descriptors: { all_access: { cluster: ['all'], index: [{ names: ['*'], privileges: ['all'] }] } } });
       const secret = parse(result.stdout) as { stringData: Record<string, string> };
@@ -84,16 +101,37 @@ describeWithBinaries([OPENSSL])('probekit search-engine', () => {
     });
 
     it.each([
-      [['--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n'], 'error: --url is required: the search engine\'s URL, e.g. https://elasticsearch.example:9200\n'],
+      [['--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n'], "error: --url is required: the search engine's URL, e.g. https://elasticsearch.example:9200\n"],
       [['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--name', 'n'], 'error: password: give exactly one of --password-env VAR or --password-file FILE\n'],
-      [['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'UNSET', '--name', 'n'], 'error: --password-env: environment variable UNSET is not set or empty; export it with the password\n'],
-      [['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n', '--role', 'admin'], 'error: --role admin: not a preset; use all-access or read-only\n'],
-      [['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n', '--output', 'secret'], 'error: --output secret needs --namespace NS: the namespace the Secret goes to\n'],
-      [['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n', '--password', 'x'], 'error: --password: unknown flag; did you mean --password-env or --password-file?\n'],
+      [
+        ['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'UNSET', '--name', 'n'],
+        'error: --password-env: environment variable UNSET is not set or empty; export it with the password\n',
+      ],
+      [
+        ['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n', '--role', 'admin'],
+        'error: --role admin: not a preset; use all-access or read-only\n',
+      ],
+      [
+        ['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n', '--output', 'secret'],
+        'error: --output secret needs --namespace NS: the namespace the Secret goes to\n',
+      ],
+      [
+        ['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n', '--password', 'x'],
+        'error: --password: unknown flag; did you mean --password-env or --password-file?\n',
+      ],
       [['--url', '127.0.0.1:19201', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n'], 'error: --url 127.0.0.1:19201: not a URL; write https://127.0.0.1:19201\n'],
-      [['--url', 'ftp://127.0.0.1:19201', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n'], 'error: --url ftp://127.0.0.1:19201: protocol ftp: is not supported; use https:// (or http:// for an engine without TLS)\n'],
-      [['--url', 'elastic:S3cret-not-to-print@127.0.0.1:19201', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n'], 'error: --url: holds credentials; pass them separately (--username with --password-env/--password-file, or the API token)\n'],
-      [['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n', '--output', 'yaml'], 'error: --output yaml: not a form of output; use encoded, json, secret\n'],
+      [
+        ['--url', 'ftp://127.0.0.1:19201', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n'],
+        'error: --url ftp://127.0.0.1:19201: protocol ftp: is not supported; use https:// (or http:// for an engine without TLS)\n',
+      ],
+      [
+        ['--url', 'elastic:S3cret-not-to-print@127.0.0.1:19201', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n'],
+        'error: --url: holds credentials; pass them separately (--username with --password-env/--password-file, or the API token)\n',
+      ],
+      [
+        ['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n', '--output', 'yaml'],
+        'error: --output yaml: not a form of output; use encoded, json, secret\n',
+      ],
       [['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n', '--insecure=yes'], 'error: --insecure: takes no value; write --insecure alone\n'],
       [['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name'], 'error: --name: needs a value (--name VALUE)\n'],
     ])('usage error %#: one line, exit 2', async (args, message) => {
@@ -104,8 +142,16 @@ describeWithBinaries([OPENSSL])('probekit search-engine', () => {
 
     it.each([
       ['401', ['--password-env', 'WRONG'], /^error: creating the API key failed: .* did not accept the user name and password \(401\): security_exception: unable to authenticate user \[elastic\]/],
-      ['403', ['--password-env', 'ES_PASSWORD', '--username', 'reader'], /^error: creating the API key failed: .* refused it to these credentials \(403\): security_exception: action \[cluster:admin\/xpack\/security\/api_key\/create\] is unauthorized for user \[reader\]/],
-      ['400', ['--password-env', 'ES_PASSWORD', '--expiration', 'soon'], /^error: creating the API key failed: .* rejected the request \(400\): x_content_parse_exception: .*failed to parse setting \[expiration\] with value \[soon\]/],
+      [
+        '403',
+        ['--password-env', 'ES_PASSWORD', '--username', 'reader'],
+        /^error: creating the API key failed: .* refused it to these credentials \(403\): security_exception: action \[cluster:admin\/xpack\/security\/api_key\/create\] is unauthorized for user \[reader\]/,
+      ],
+      [
+        '400',
+        ['--password-env', 'ES_PASSWORD', '--expiration', 'soon'],
+        /^error: creating the API key failed: .* rejected the request \(400\): x_content_parse_exception: .*failed to parse setting \[expiration\] with value \[soon\]/,
+      ],
       ['tls', ['--password-env', 'ES_PASSWORD', '--ca-file', '/dev/null'], /^error: creating the API key failed: TLS verification of .* failed/],
     ])('%s: one line, exit 1, no password', async (_name, extra, message) => {
       const args = ['search-engine', 'create-key', '--url', es.url, '--username', 'elastic', '--name', 'n', '--ca-file', caFile, ...extra];
@@ -130,7 +176,7 @@ describeWithBinaries([OPENSSL])('probekit search-engine', () => {
   describe('search-engine check', () => {
     const check = (token: string, ...extra: string[]) => runCli(['search-engine', 'check', '--url', es.url, '--api-token-env', 'TOKEN', '--ca-file', caFile, ...extra], { TOKEN: token });
 
-    it('passes for a token with the skills\' privileges, and names the key', async () => {
+    it("passes for a token with the skills' privileges, and names the key", async () => {
       const { id, encoded } = es.addApiKey('elastic', 'assistant', {});
       es.requests.splice(0);
       const result = await check(encoded);

@@ -34,12 +34,25 @@ describeWithBinaries([PROMETHEUS])('Prometheus scrapes our exporter through the 
       let body = '';
       request.on('data', (chunk) => (body += chunk));
       request.on('end', () => {
-        seen.push({ path: request.url ?? '', authentication: request.headers.authentication as string | undefined, language: request.headers['accept-language'], body, contentType: request.headers['content-type'] });
+        seen.push({
+          path: request.url ?? '',
+          authentication: request.headers.authentication as string | undefined,
+          language: request.headers['accept-language'],
+          body,
+          contentType: request.headers['content-type'],
+        });
         const status =
-          request.url === '/down' ? 503
-          : request.url === '/private' ? (request.headers.authentication === `Bearer ${TOKEN}` ? 200 : 401)
-          : request.url === '/echo' ? (request.method === 'POST' && body === '{"probe":true}' ? 200 : 400)
-          : 200;
+          request.url === '/down'
+            ? 503
+            : request.url === '/private'
+              ? request.headers.authentication === `Bearer ${TOKEN}`
+                ? 200
+                : 401
+              : request.url === '/echo'
+                ? request.method === 'POST' && body === '{"probe":true}'
+                  ? 200
+                  : 400
+                : 200;
         response.writeHead(status).end();
       });
     });

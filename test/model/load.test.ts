@@ -4,7 +4,8 @@ import { parse } from 'yaml';
 import { documentedExample, httpPost2xx, loadSpecFile, parseSpec, parseSpecText } from '../../src/model';
 import { tempDirPerTest } from '../support/temp-dir';
 
-const EMPTY = 'the spec file is empty; write at least jobs: with one job and the module it names, for example modules: { http_2xx: { preset: http_2xx } } and jobs: [{ module: http_2xx, targets: [https://example.com] }]';
+const EMPTY =
+  'the spec file is empty; write at least jobs: with one job and the module it names, for example modules: { http_2xx: { preset: http_2xx } } and jobs: [{ module: http_2xx, targets: [https://example.com] }]';
 
 describe('spec files', () => {
   const tempDir = tempDirPerTest('probekit-load-');
@@ -15,9 +16,7 @@ describe('spec files', () => {
   });
 
   it('presets in YAML expand to the same modules', () => {
-    const spec = parseSpecText(
-      ['modules:', '  p:', '    preset: http_post_2xx', '    body: "{}"', 'jobs:', '  - module: p', '    targets: [https://example.com]'].join('\n'),
-    );
+    const spec = parseSpecText(['modules:', '  p:', '    preset: http_post_2xx', '    body: "{}"', 'jobs:', '  - module: p', '    targets: [https://example.com]'].join('\n'));
     expect(spec.modules.p).toEqual(httpPost2xx({ body: '{}' }));
   });
 
@@ -30,7 +29,7 @@ describe('spec files', () => {
     expect(() => parseSpecText('# monitoring, to do\n', { source: 'todo.yaml' })).toThrow(`todo.yaml: ${EMPTY}`);
   });
 
-  it('a relative path is read from the directory given as the caller\'s', () => {
+  it("a relative path is read from the directory given as the caller's", () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'monitoring.yaml'), 'namespace: probes\nmodules:\n  m: { preset: http_2xx }\njobs:\n  - module: m\n    targets: [https://example.com]\n');
     expect(loadSpecFile('monitoring.yaml', { cwd: dir }).namespace).toBe('probes');

@@ -46,7 +46,6 @@ describe('spec defaults', () => {
     expect(spec.jobs[1]).toMatchObject({ scrapeInterval: '1m', scrapeTimeout: '20s' });
     expect(spec.searchEngine).toEqual({ url: 'https://search.example.com:9200', apiToken: { fromEnv: 'SEARCH_TOKEN' }, secretName: DEFAULTS.searchEngine.secretName });
   });
-
 });
 
 describe('validation: one line naming the field and the fix', () => {
@@ -81,16 +80,17 @@ describe('validation: one line naming the field and the fix', () => {
   });
 
   it('duplicate job names', () => {
-    const input = minimal({ jobs: [{ module: 'http_2xx', targets: ['https://a.example'] }, { module: 'http_2xx', targets: ['https://b.example'] }] });
-    expect(problemsOf(input)).toEqual([
-      'jobs[1].name: "blackbox-exporter" is already the name of jobs[0]; Prometheus needs unique job names, so give this job a name of its own',
-    ]);
+    const input = minimal({
+      jobs: [
+        { module: 'http_2xx', targets: ['https://a.example'] },
+        { module: 'http_2xx', targets: ['https://b.example'] },
+      ],
+    });
+    expect(problemsOf(input)).toEqual(['jobs[1].name: "blackbox-exporter" is already the name of jobs[0]; Prometheus needs unique job names, so give this job a name of its own']);
   });
 
   it('an unknown module field, with the likely intended one', () => {
-    expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', http: { methd: 'GET' } as never } } }))).toEqual([
-      'modules.http_2xx.http.methd: unknown field; did you mean "method"?',
-    ]);
+    expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', http: { methd: 'GET' } as never } } }))).toEqual(['modules.http_2xx.http.methd: unknown field; did you mean "method"?']);
   });
 
   it('an unknown field with no close match lists the fields', () => {
@@ -103,9 +103,7 @@ describe('validation: one line naming the field and the fix', () => {
   });
 
   it('a bad value in a module', () => {
-    expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', timeout: '5 seconds' } } }))).toEqual([
-      'modules.http_2xx.timeout: must be a Prometheus duration such as 5s, 1m30s or 500ms',
-    ]);
+    expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', timeout: '5 seconds' } } }))).toEqual(['modules.http_2xx.timeout: must be a Prometheus duration such as 5s, 1m30s or 500ms']);
   });
 
   it('an unknown preset', () => {
@@ -119,9 +117,7 @@ describe('validation: one line naming the field and the fix', () => {
   });
 
   it('settings of another prober', () => {
-    expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', tcp: {} } } }))).toEqual([
-      'modules.http_2xx.tcp: module has prober http but a tcp section; rename the section or the prober',
-    ]);
+    expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', tcp: {} } } }))).toEqual(['modules.http_2xx.tcp: module has prober http but a tcp section; rename the section or the prober']);
   });
 
   it('an unset token env var', () => {
@@ -148,7 +144,11 @@ describe('validation: one line naming the field and the fix', () => {
     ['tcp', 'example.com:70000', 'has an invalid port 70000; use 1 to 65535'],
     ['grpc', 'https://example.com', 'is not host:port; a grpc module needs the port, for example example.com:443 or [::1]:50051'],
     ['grpc', 'https://grpc.example.com:443/health', "has a path /health, which the grpc prober does not use (it checks the module's grpc.service); write https://grpc.example.com:443"],
-    ['grpc', 'grpc.example.com:50051/grpc.health.v1.Health', "has a path /grpc.health.v1.Health, which the grpc prober does not use (it checks the module's grpc.service); write grpc.example.com:50051"],
+    [
+      'grpc',
+      'grpc.example.com:50051/grpc.health.v1.Health',
+      "has a path /grpc.health.v1.Health, which the grpc prober does not use (it checks the module's grpc.service); write grpc.example.com:50051",
+    ],
     ['grpc', 'https://example.com/health', 'is not host:port; a grpc module needs the port, for example example.com:443 or [::1]:50051'],
     ['dns', 'https://ns.example.com', 'is not the address of a DNS server; write host or host:port, for example 1.1.1.1 or ns1.example.com:53'],
     ['icmp', 'example.com:80', 'is not a host; an icmp module pings a host name or IP address, without scheme or port'],
@@ -184,7 +184,6 @@ describe('validation: one line naming the field and the fix', () => {
       ]);
     }
   });
-
 });
 
 describe('every problem at once, in words', () => {

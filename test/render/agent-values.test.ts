@@ -4,7 +4,7 @@ import { fullEnv, fullSpec } from '../fixtures/specs';
 
 const spec = parseSpec(fullSpec, { env: fullEnv });
 
-describe('the agent chart\'s values', () => {
+describe("the agent chart's values", () => {
   it('puts the jobs under <chartKey>.extraScrapeConfigs and enables the exporter section', () => {
     const values = renderAgentValues(spec);
     expect(Object.keys(values)).toEqual(['k8s-monitoring', 'prometheus-blackbox-exporter']);

@@ -6,7 +6,7 @@ import { DOCUMENTED_HTTP_SETTINGS, fullEnv, fullSpec, SECRET_VALUES } from '../f
 
 const spec = parseSpec(fullSpec, { env: fullEnv });
 
-describe('the exporter\'s config file', () => {
+describe("the exporter's config file", () => {
   it('is a config the exporter schema accepts', () => {
     expect(configSchema.safeParse(parse(renderExporterConfigYaml(spec))).success).toBe(true);
   });

@@ -27,7 +27,7 @@ describe('single-machine files', () => {
   const files = renderHostFiles(spec, { vendor: 'acme', env });
   const byPath = Object.fromEntries(files.map((file) => [file.path, file]));
 
-  it('puts each file where the agent\'s vendor layout has it', () => {
+  it("puts each file where the agent's vendor layout has it", () => {
     expect(files.map((file) => file.path)).toEqual([
       '/etc/acme/exporters/blackbox/config.yaml',
       '/etc/acme/exporters/blackbox/secrets/with_token.authentication',
@@ -61,8 +61,13 @@ describe('single-machine files', () => {
   });
 
   it('refuses existingSecret, which a machine does not have, and unset variables', () => {
-    const k8sOnly = parseSpec({ modules: { m: { preset: 'http_2xx_with_header', accessToken: { existingSecret: { name: 's', key: 'k' } } } }, jobs: [{ module: 'm', targets: ['https://example.com'] }] });
-    expect(() => renderHostFiles(k8sOnly)).toThrow('modules.m.http.headers.Authentication: existingSecret names a Kubernetes Secret, which a single machine does not have; use { fromEnv: VAR } for the host form');
+    const k8sOnly = parseSpec({
+      modules: { m: { preset: 'http_2xx_with_header', accessToken: { existingSecret: { name: 's', key: 'k' } } } },
+      jobs: [{ module: 'm', targets: ['https://example.com'] }],
+    });
+    expect(() => renderHostFiles(k8sOnly)).toThrow(
+      'modules.m.http.headers.Authentication: existingSecret names a Kubernetes Secret, which a single machine does not have; use { fromEnv: VAR } for the host form',
+    );
     expect(() => renderHostFiles(spec)).toThrow('modules.with_token.http.headers.Authentication.fromEnv: environment variable HOST_TOKEN is not set; export it before rendering the host files');
   });
 });

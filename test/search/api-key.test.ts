@@ -30,7 +30,10 @@ describeWithBinaries([OPENSSL])('API keys', () => {
   const base = () => ({ url: es.url, username: 'elastic', password: PASSWORD, name: 'assistant', tls: { ca: ca.caCert } });
 
   async function failure(promise: Promise<unknown>): Promise<SearchEngineError> {
-    const error = await promise.then(() => undefined, (e: unknown) => e);
+    const error = await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(SearchEngineError);
     const e = error as SearchEngineError;
     expect(e.message).not.toContain(PASSWORD);
@@ -129,7 +132,9 @@ describeWithBinaries([OPENSSL])('API keys', () => {
     it('TLS: a certificate from an unknown CA fails verification, --insecure skips it', async () => {
       const e = await failure(createApiKey({ ...base(), tls: {} }));
       expect(e.failure).toBe('tls');
-      expect(e.message).toMatch(new RegExp(`^creating the API key failed: TLS verification of ${es.url} failed \\(.*certificate.*\\); give the engine's CA with --ca-file, or --insecure to skip verification$`));
+      expect(e.message).toMatch(
+        new RegExp(`^creating the API key failed: TLS verification of ${es.url} failed \\(.*certificate.*\\); give the engine's CA with --ca-file, or --insecure to skip verification$`),
+      );
       const other = makeTestCa('another CA');
       expect((await failure(createApiKey({ ...base(), tls: { ca: other.caCert } }))).failure).toBe('tls');
       const key = await createApiKey({ ...base(), tls: { insecure: true } });
@@ -207,9 +212,7 @@ describeWithBinaries([OPENSSL])('API keys', () => {
       const listed = await client.security.getApiKey({ id: key.id });
       await expect(client.security.getApiKey({ id: 'missing' })).rejects.toMatchObject({ statusCode: 404 });
       await client.close();
-      expect(listed.api_keys).toEqual([
-        expect.objectContaining({ id: key.id, name: 'listed', invalidated: false, username: 'elastic', role_descriptors: ROLE_PRESETS['read-only'] }),
-      ]);
+      expect(listed.api_keys).toEqual([expect.objectContaining({ id: key.id, name: 'listed', invalidated: false, username: 'elastic', role_descriptors: ROLE_PRESETS['read-only'] })]);
       expect(es.requests.at(-2)).toMatchObject({ method: 'GET', path: '/_security/api_key', query: { id: key.id } });
     });
   });

@@ -57,7 +57,15 @@ describeWithBinaries([OPENSSL])('the skills over MCP', () => {
     ['count_logs', { index: FLUENT_INDEX, level: 'warn', date: '2026-11-19' }, (a) => expect(a).toMatchObject({ total: 2, byLevel: { warn: 2 } })],
     ['summarize_logs', { index: FLUENT_INDEX, pod: CHECKOUT, namespace: 'shop', level: 'error' }, (a) => expect((a.patterns as { count: number }[]).map((p) => p.count)).toEqual([4, 1])],
     ['log_histogram', { index: ECS_INDEX, interval: '1d' }, (a) => expect((a.buckets as { count: number }[]).map((b) => b.count)).toEqual([5, 7, 6])],
-    ['count_by_field', { index: ECS_INDEX, by: 'namespace' }, (a) => expect(a.buckets).toEqual([{ value: 'shop', count: 12 }, { value: 'payments', count: 6 }])],
+    [
+      'count_by_field',
+      { index: ECS_INDEX, by: 'namespace' },
+      (a) =>
+        expect(a.buckets).toEqual([
+          { value: 'shop', count: 12 },
+          { value: 'payments', count: 6 },
+        ]),
+    ],
     ['error_ratio', { index: ECS_INDEX, namespace: 'shop', date: '2026-11-19' }, (a) => expect(a).toEqual({ namespace: 'shop', date: '2026-11-19', lines: 5, errors: 2, ratio: 0.4 })],
   ];
 

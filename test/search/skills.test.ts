@@ -55,7 +55,7 @@ describeWithBinaries([OPENSSL])('skills', () => {
       });
     });
 
-    it('prefers explicit names, and reads each pattern\'s mappings once', async () => {
+    it("prefers explicit names, and reads each pattern's mappings once", async () => {
       const ctx = context({ level: 'sev', timestamp: 'when', message: 'text' });
       es.requests.splice(0);
       expect(await ctx.logFields(EXPLICIT_INDEX)).toMatchObject({ level: 'sev', timestamp: 'when', message: 'text' });
@@ -235,7 +235,7 @@ describeWithBinaries([OPENSSL])('skills', () => {
       expect(await call('list_indices', { pattern: 'logs-*' })).toMatchObject({ indices: [{ index: ECS_INDEX }, { index: FLUENT_INDEX }] });
     });
 
-    it('gets an index\'s fields and its detected log fields', async () => {
+    it("gets an index's fields and its detected log fields", async () => {
       const result = (await call('get_mappings', { index: FLUENT_INDEX })) as { indices: { index: string; fields: unknown[]; logFields: unknown }[] };
       expect(result.indices).toHaveLength(1);
       expect(result.indices[0]!.fields).toEqual([
@@ -279,7 +279,11 @@ describeWithBinaries([OPENSSL])('skills', () => {
       ['fetch_logs', { limit: 0 }, 'fetch_logs: input.limit: must be at least 1'],
       ['fetch_logs', { level: 'loud' }, 'fetch_logs: input.level: the text "loud" is not allowed; use one of trace, debug, info, warn, error, fatal'],
       ['fetch_logs', { from: 'yesterday' }, 'fetch_logs: input.from: must be an ISO 8601 date and time, e.g. 2026-11-20T08:00:00Z'],
-      ['fetch_logs', { limit: 'ten', level: 'loud' }, 'fetch_logs: input.level: the text "loud" is not allowed; use one of trace, debug, info, warn, error, fatal\nfetch_logs: input.limit: must be a number, not the text "ten"'],
+      [
+        'fetch_logs',
+        { limit: 'ten', level: 'loud' },
+        'fetch_logs: input.level: the text "loud" is not allowed; use one of trace, debug, info, warn, error, fatal\nfetch_logs: input.limit: must be a number, not the text "ten"',
+      ],
       ['count_logs', { date: '19.11.2026' }, 'count_logs: input.date: must be a date written YYYY-MM-DD, e.g. 2026-11-19'],
       ['count_logs', [], 'count_logs: input: must be a mapping, not a list'],
       ['fetch_logs', { from: '2026-11-20T00:00:00Z', to: '2026-11-19T00:00:00Z' }, 'input.to: the window ends before it starts; give a "to" after "from"'],
@@ -298,7 +302,9 @@ describeWithBinaries([OPENSSL])('skills', () => {
       const client = createSearchClient({ url: es.url, tls: { ca: es.ca.caCert } }, { apiToken: narrow.encoded });
       clients.push(client);
       const error = await runSkill(BUILT_IN_SKILLS, 'fetch_logs', { index: ECS_INDEX }, createSkillContext({ client, url: es.url })).catch((e: unknown) => e);
-      expect((error as Error).message).toMatch(/^reading the mappings of logs-k8s-ecs failed: .* refused it to these credentials \(403\): security_exception: action \[indices:admin\/mappings\/get\] is unauthorized for API key id/);
+      expect((error as Error).message).toMatch(
+        /^reading the mappings of logs-k8s-ecs failed: .* refused it to these credentials \(403\): security_exception: action \[indices:admin\/mappings\/get\] is unauthorized for API key id/,
+      );
     });
   });
 });

@@ -73,8 +73,7 @@ function answer(query: dnsPacket.DecodedPacket, transport: ReceivedQuery['transp
   const truncated = transport === 'udp' && same(question.name, `big.${ZONE}`);
   const inZone = klass === 'IN' && (same(question.name, ZONE) || question.name.toLowerCase().replace(/\.$/, '').endsWith(`.${ZONE}`));
   // The low four flag bits are the rcode: 3 is NXDOMAIN, for names the zone does not have.
-  const flags =
-    dnsPacket.AUTHORITATIVE_ANSWER | (query.flag_rd ? dnsPacket.RECURSION_DESIRED : 0) | (truncated ? dnsPacket.TRUNCATED_RESPONSE : 0) | (known ? 0 : 3);
+  const flags = dnsPacket.AUTHORITATIVE_ANSWER | (query.flag_rd ? dnsPacket.RECURSION_DESIRED : 0) | (truncated ? dnsPacket.TRUNCATED_RESPONSE : 0) | (known ? 0 : 3);
   const response: dnsPacket.Packet = {
     type: 'response',
     id: query.id,

@@ -90,7 +90,13 @@ const KNOWN_CLUSTER_PRIVILEGES = new Set(['all', 'monitor', 'manage', 'manage_se
 const KNOWN_INDEX_PRIVILEGES = new Set(['all', 'read', 'view_index_metadata', 'monitor', 'manage', 'write', 'none']);
 
 class ContractError extends Error {
-  constructor(readonly status: number, readonly type: string, reason: string, readonly extra: Record<string, unknown> = {}, readonly headers: Record<string, string> = {}) {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    reason: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
     super(reason);
   }
 }
@@ -100,7 +106,12 @@ type Principal =
   | { readonly kind: 'api_key'; readonly username: string; readonly user: ContractUser; readonly key: ContractApiKey };
 
 function globToRegExp(glob: string): RegExp {
-  return new RegExp(`^${glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  return new RegExp(
+    `^${glob
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
 }
 
 function grants(held: readonly string[], wanted: string, implies: Record<string, readonly string[]>): boolean {
@@ -113,9 +124,7 @@ function rolesGrantCluster(roles: Iterable<ContractRole>, wanted: string): boole
 
 /** Whether a set of roles grants `wanted` on `name`; `name` may itself be a pattern (as in _has_privileges). */
 function rolesGrantIndex(roles: Iterable<ContractRole>, name: string, wanted: string): boolean {
-  return [...roles].some((role) =>
-    role.index.some((entry) => entry.names.some((pattern) => globToRegExp(pattern).test(name)) && grants(entry.privileges, wanted, INDEX_IMPLIES)),
-  );
+  return [...roles].some((role) => role.index.some((entry) => entry.names.some((pattern) => globToRegExp(pattern).test(name)) && grants(entry.privileges, wanted, INDEX_IMPLIES)));
 }
 
 /** An API key may do what both its own role descriptors and its owner allow; with no descriptors, what the owner may. */
@@ -189,7 +198,10 @@ function fieldMapping(properties: Record<string, unknown>, field: string): { map
 
 /** The standard analyzer, the part that matters for log messages: lowercase, split on what is not a letter or digit. */
 function tokens(text: string): string[] {
-  return text.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter(Boolean);
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}_]+/u)
+    .filter(Boolean);
 }
 
 interface StoredDoc {
@@ -238,11 +250,7 @@ function matches(doc: StoredDoc, query: unknown): boolean {
       const required = [...list(b.filter), ...list(b.must)];
       const should = list(b.should);
       const minimumShould = b.minimum_should_match ?? (required.length === 0 && should.length > 0 ? 1 : 0);
-      return (
-        required.every((q) => matches(doc, q)) &&
-        !list(b.must_not).some((q) => matches(doc, q)) &&
-        should.filter((q) => matches(doc, q)).length >= minimumShould
-      );
+      return required.every((q) => matches(doc, q)) && !list(b.must_not).some((q) => matches(doc, q)) && should.filter((q) => matches(doc, q)).length >= minimumShould;
     }
     case 'term': {
       const [field, spec] = single(body, 'term');
@@ -288,7 +296,8 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 
 function fixedIntervalMs(interval: string): number {
   const match = /^(\d+)(ms|s|m|h|d)$/.exec(interval);
-  if (!match) throw new ContractError(400, 'illegal_argument_exception', `failed to parse setting [date_histogram.fixedInterval] with value [${interval}] as a time value: unit is missing or unrecognized`);
+  if (!match)
+    throw new ContractError(400, 'illegal_argument_exception', `failed to parse setting [date_histogram.fixedInterval] with value [${interval}] as a time value: unit is missing or unrecognized`);
   return Number(match[1]) * UNIT_MS[match[2]!]!;
 }
 
@@ -302,7 +311,11 @@ function aggregate(docs: readonly StoredDoc[], aggs: Record<string, unknown>): R
     if (kind === 'terms') {
       const { field, size = 10 } = body as { field: string; size?: number };
       if (docs.some((doc) => fieldType(doc, field) === 'text')) {
-        throw new ContractError(400, 'illegal_argument_exception', `Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [${field}] in order to load field data by uninverting the inverted index. Note that this can use significant memory.`);
+        throw new ContractError(
+          400,
+          'illegal_argument_exception',
+          `Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [${field}] in order to load field data by uninverting the inverted index. Note that this can use significant memory.`,
+        );
       }
       const groups = new Map<string, StoredDoc[]>();
       for (const doc of docs) for (const v of new Set(values(doc, field).map(String))) groups.set(v, [...(groups.get(v) ?? []), doc]);
@@ -568,13 +581,21 @@ export class ContractElasticsearch {
     for (const role of Object.values(descriptors)) {
       for (const privilege of role.cluster ?? []) {
         if (!KNOWN_CLUSTER_PRIVILEGES.has(privilege)) {
-          throw new ContractError(400, 'illegal_argument_exception', `unknown cluster privilege [${privilege}]. a privilege must be either one of the predefined cluster privilege names or a pattern over one of the available cluster actions`);
+          throw new ContractError(
+            400,
+            'illegal_argument_exception',
+            `unknown cluster privilege [${privilege}]. a privilege must be either one of the predefined cluster privilege names or a pattern over one of the available cluster actions`,
+          );
         }
       }
       for (const entry of role.index ?? []) {
         for (const privilege of entry.privileges) {
           if (!KNOWN_INDEX_PRIVILEGES.has(privilege)) {
-            throw new ContractError(400, 'illegal_argument_exception', `unknown index privilege [${privilege}]. a privilege must be either one of the predefined fixed indices privileges or a pattern over one of the available index actions`);
+            throw new ContractError(
+              400,
+              'illegal_argument_exception',
+              `unknown index privilege [${privilege}]. a privilege must be either one of the predefined fixed indices privileges or a pattern over one of the available index actions`,
+            );
           }
         }
       }
@@ -670,7 +691,11 @@ export class ContractElasticsearch {
         for (const name of this.indices.keys()) if (pattern.test(name) && hasIndex(principal, name, privilege)) names.add(name);
       } else {
         if (!hasIndex(principal, part, privilege)) {
-          throw new ContractError(403, 'security_exception', `action [${action}] is unauthorized for ${describePrincipal(principal)} on indices [${part}], this action is granted by the index privileges [${privilege},all]`);
+          throw new ContractError(
+            403,
+            'security_exception',
+            `action [${action}] is unauthorized for ${describePrincipal(principal)} on indices [${part}], this action is granted by the index privileges [${privilege},all]`,
+          );
         }
         if (!this.indices.has(part)) throw new ContractError(404, 'index_not_found_exception', `no such index [${part}]`, { 'resource.type': 'index_or_alias', 'resource.id': part, index: part });
         names.add(part);
@@ -756,7 +781,14 @@ export class ContractElasticsearch {
             _id: doc.id,
             _score: request.sort === undefined ? 1 : null,
             ...(request._source === false ? {} : { _source: doc.source }),
-            ...(request.fields ? { fields: fetchFields(doc, request.fields.map((f) => (typeof f === 'string' ? f : f.field))) } : {}),
+            ...(request.fields
+              ? {
+                  fields: fetchFields(
+                    doc,
+                    request.fields.map((f) => (typeof f === 'string' ? f : f.field)),
+                  ),
+                }
+              : {}),
             ...(sortValues ? { sort: sortValues } : {}),
           })),
         },

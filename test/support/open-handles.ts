@@ -61,7 +61,5 @@ export function connectionsOnPort(port: number): number {
   return ['/proc/self/net/tcp', '/proc/self/net/tcp6']
     .flatMap((table) => readFileSync(table, 'utf8').trim().split('\n').slice(1))
     .map((row) => row.trim().split(/\s+/))
-    .filter(([, local, remote, state, , , , , , inode]) =>
-      state !== LISTENING && inodes.has(inode) && [local, remote].some((end) => end.endsWith(`:${portHex}`)),
-    ).length;
+    .filter(([, local, remote, state, , , , , , inode]) => state !== LISTENING && inodes.has(inode) && [local, remote].some((end) => end.endsWith(`:${portHex}`))).length;
 }

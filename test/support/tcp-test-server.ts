@@ -80,10 +80,11 @@ export async function startTcpTestServer(options: TcpTestServerOptions = {}): Pr
 
   const server: Server = options.tls ? createTlsServer({ cert: options.cert, key: options.key }, onConnection) : createServer(onConnection);
   // The TLS server tracks the TCP sockets under its TLS ones too, so open connections count both ways.
-  if (options.tls) server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
+  if (options.tls)
+    server.on('connection', (socket: Socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
   let accepted = 0;
   server.on('connection', () => (accepted += 1));
   await new Promise<void>((resolve) => server.listen(0, options.host ?? '127.0.0.1', resolve));

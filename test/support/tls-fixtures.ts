@@ -53,7 +53,13 @@ export function makeTlsFixtures(options: TlsFixtureOptions = {}): TlsFixtures {
   issue(dir, 'client', '/CN=probekit test client', 'extendedKeyUsage=clientAuth\n', 90);
   const file = (name: string): string => join(dir, name);
   const notAfter = (name: string): number =>
-    Math.floor(Date.parse(execFileSync('openssl', ['x509', '-in', file(name), '-noout', '-enddate'], { encoding: 'utf8' }).trim().replace('notAfter=', '')) / 1000);
+    Math.floor(
+      Date.parse(
+        execFileSync('openssl', ['x509', '-in', file(name), '-noout', '-enddate'], { encoding: 'utf8' })
+          .trim()
+          .replace('notAfter=', ''),
+      ) / 1000,
+    );
   return {
     dir,
     caFile: file('ca.crt'),

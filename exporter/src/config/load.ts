@@ -50,7 +50,11 @@ function lineOf(document: Document, lines: LineCounter, path: FieldPath): number
 function dropNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(dropNulls);
   if (value !== null && typeof value === 'object' && !(value instanceof Uint8Array)) {
-    return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== null).map(([key, inner]) => [key, dropNulls(inner)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, inner]) => inner !== null)
+        .map(([key, inner]) => [key, dropNulls(inner)]),
+    );
   }
   return value;
 }

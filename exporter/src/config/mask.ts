@@ -43,7 +43,11 @@ function maskValue(key: string, value: unknown, parentKey: string | undefined): 
 function maskTree(value: unknown, parentKey?: string): unknown {
   if (Array.isArray(value)) return value.map((item) => maskTree(item, parentKey));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== undefined).map(([key, inner]) => [key, maskValue(key, inner, parentKey)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, inner]) => inner !== undefined)
+        .map(([key, inner]) => [key, maskValue(key, inner, parentKey)]),
+    );
   }
   return value;
 }

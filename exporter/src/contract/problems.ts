@@ -172,7 +172,10 @@ export function schemaProblems(schema: z.ZodType, issues: readonly SchemaIssue[]
         if (issue.origin === 'string') return [{ path, message: `must be at most ${String(issue.maximum)} characters long` }];
         return [{ path, message: `must be ${issue.inclusive === false ? 'less than' : 'at most'} ${String(issue.maximum)}` }];
       case 'invalid_key': {
-        const inner = schemaProblems(schema, issue.issues.map((nested) => ({ ...nested, path: [] }) as SchemaIssue))[0];
+        const inner = schemaProblems(
+          schema,
+          issue.issues.map((nested) => ({ ...nested, path: [] }) as SchemaIssue),
+        )[0];
         // The path ends in the key itself; what is wrong is its name, not its value.
         return [{ path, message: `name ${inner?.message ?? 'is not allowed here'}` }];
       }

@@ -31,11 +31,4 @@ export interface ProbeOptions {
  * Probes `target` with a compiled module of prober N, records its metrics in `registry` (fresh for this
  * probe), and resolves to whether the probe succeeded. It never rejects: a failure is `false` plus a log line.
  */
-export type Prober<N extends ProberName> = (
-  deadline: ProbeDeadline,
-  target: string,
-  module: CompiledModule<N>,
-  registry: Registry,
-  logger: ProbeLogger,
-  options: ProbeOptions,
-) => Promise<boolean>;
+export type Prober<N extends ProberName> = (deadline: ProbeDeadline, target: string, module: CompiledModule<N>, registry: Registry, logger: ProbeLogger, options: ProbeOptions) => Promise<boolean>;

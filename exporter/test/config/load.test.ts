@@ -37,9 +37,7 @@ describe('config loading', () => {
   });
 
   it('refuses an unknown field with file, line and field name, and names the field it likely meant', () => {
-    expect(problems('modules:\n  m:\n    prober: http\n    http:\n      method: GET\n      metod: POST\n')).toEqual([
-      'blackbox.yml:6: modules.m.http.metod: unknown field; did you mean "method"?',
-    ]);
+    expect(problems('modules:\n  m:\n    prober: http\n    http:\n      method: GET\n      metod: POST\n')).toEqual(['blackbox.yml:6: modules.m.http.metod: unknown field; did you mean "method"?']);
     expect(problems('modules:\n  m:\n    prober: tcp\n    tcp:\n      tls_config:\n        insecure_skip_verfy: true\n')).toEqual([
       'blackbox.yml:6: modules.m.tcp.tls_config.insecure_skip_verfy: unknown field; did you mean "insecure_skip_verify"?',
     ]);
@@ -61,7 +59,9 @@ describe('config loading', () => {
     expect(problems('modules:\n  m:\n    prober: http\n    http:\n      oauth2:\n        client_id: a\n        token_url: http://127.0.0.1/\n')).toEqual([
       'blackbox.yml:5: modules.m.http.oauth2: oauth2 is not supported by probekit-exporter; remove it',
     ]);
-    expect(problems('modules:\n  m:\n    prober: http\n    http:\n      http_headers:\n        Authorization:\n          values: [x]\n')[0]).toMatch(/Authorization cannot be set through http_headers/);
+    expect(problems('modules:\n  m:\n    prober: http\n    http:\n      http_headers:\n        Authorization:\n          values: [x]\n')[0]).toMatch(
+      /Authorization cannot be set through http_headers/,
+    );
     expect(problems('modules:\n  m:\n    prober: http\n    http:\n      body_size_limit: lots\n')[0]).toMatch(/body_size_limit: must be a size/);
   });
 
@@ -75,7 +75,6 @@ describe('config loading', () => {
     expect(httpOf(config.modules.m).tls.caFile).toBe('/abs/ca.pem');
     await expect(loadConfigFile(join(dir, 'missing.yml'))).rejects.toThrow(/missing\.yml: cannot read the config file: ENOENT/);
   });
-
 });
 
 /**
@@ -91,10 +90,22 @@ const REFUSED: ReadonlyArray<readonly [string, string, RegExp]> = [
   ['two authentication schemes', 'prober: http\n    http:\n      bearer_token: a\n      basic_auth: { username: u, password: p }', /set only one of basic_auth, bearer_token/],
   ['a body regexp that does not compile', "prober: http\n    http:\n      fail_if_body_matches_regexp: ['(unclosed']", /fail_if_body_matches_regexp\[0\]: could not compile/],
   ['a negated body regexp that does not compile', "prober: http\n    http:\n      fail_if_body_not_matches_regexp: ['[z-a]']", /fail_if_body_not_matches_regexp\[0\]: could not compile/],
-  ['a header regexp that does not compile', "prober: http\n    http:\n      fail_if_header_matches:\n        - { header: Server, regexp: '(?<' }", /fail_if_header_matches\[0\]\.regexp: could not compile/],
+  [
+    'a header regexp that does not compile',
+    "prober: http\n    http:\n      fail_if_header_matches:\n        - { header: Server, regexp: '(?<' }",
+    /fail_if_header_matches\[0\]\.regexp: could not compile/,
+  ],
   ['a header check without its regexp', 'prober: http\n    http:\n      fail_if_header_not_matches:\n        - { header: Server }', /fail_if_header_not_matches\[0\]\.regexp: is required/],
-  ['an Accept-Encoding that refuses the configured compression', 'prober: http\n    http:\n      compression: br\n      headers:\n        accept-ENCODING: gzip', /refuses the configured compression "br"/],
-  ['an Accept-Encoding that refuses every encoding', "prober: http\n    http:\n      compression: deflate\n      headers:\n        Accept-Encoding: '*;q=0'", /refuses the configured compression "deflate"/],
+  [
+    'an Accept-Encoding that refuses the configured compression',
+    'prober: http\n    http:\n      compression: br\n      headers:\n        accept-ENCODING: gzip',
+    /refuses the configured compression "br"/,
+  ],
+  [
+    'an Accept-Encoding that refuses every encoding',
+    "prober: http\n    http:\n      compression: deflate\n      headers:\n        Accept-Encoding: '*;q=0'",
+    /refuses the configured compression "deflate"/,
+  ],
   ['HTTP/3, which no Node client speaks', 'prober: http\n    http:\n      enable_http3: true', /enable_http3 is not supported/],
   ['a dns module without a query name', 'prober: dns\n    dns:\n      query_type: MX', /modules\.checked\.dns\.query_name: is required/],
   ['a dns query class that does not exist', 'prober: dns\n    dns:\n      query_name: example.org\n      query_class: XX', /query_class/],

@@ -24,7 +24,7 @@ describe('the contract entry point', () => {
     loaded = filesLoadedBy(CONTRACT);
   });
 
-  it('loads the module schema and every prober\'s definition (the check that this test sees what a require loads)', () => {
+  it("loads the module schema and every prober's definition (the check that this test sees what a require loads)", () => {
     expect(loaded).toEqual(expect.arrayContaining(['src/contract/index.ts', 'src/config/schema.ts', 'src/probers/http/definition.ts', 'src/probers/grpc/definition.ts']));
     expect(loaded.some((file) => file.startsWith('zod/'))).toBe(true);
   });

@@ -55,7 +55,7 @@ const TABLE: ReadonlyArray<readonly [ProberName, string, string | undefined]> = 
   ['grpc', 'https://', NO_GRPC_HOST],
 ];
 
-describe('the contract\'s target grammar and the probers', () => {
+describe("the contract's target grammar and the probers", () => {
   let proxy: Server;
   let proxied: string[];
   let closedPort: number;

@@ -26,7 +26,6 @@ function comparable(samples: readonly Sample[]): string[] {
     .sort();
 }
 
-
 describeWithBinaries([REFERENCE_EXPORTER])('tcp, dns, icmp and grpc probers against the reference exporter', () => {
   let fixtures: TlsFixtures;
   let dns: DnsTestServer;
@@ -49,7 +48,11 @@ describeWithBinaries([REFERENCE_EXPORTER])('tcp, dns, icmp and grpc probers agai
       startGrpcHealthServer({ tls: certs }),
     ]);
     const ca = { ca_file: fixtures.caFile };
-    const dnsModule = (settings: Record<string, unknown>) => ({ prober: 'dns' as const, timeout: '3s', dns: { preferred_ip_protocol: 'ip4' as const, query_name: `www.${ZONE}`, query_type: 'A' as const, ...settings } });
+    const dnsModule = (settings: Record<string, unknown>) => ({
+      prober: 'dns' as const,
+      timeout: '3s',
+      dns: { preferred_ip_protocol: 'ip4' as const, query_name: `www.${ZONE}`, query_type: 'A' as const, ...settings },
+    });
     const tcpModule = (settings: Record<string, unknown>) => ({ prober: 'tcp' as const, timeout: '3s', tcp: { preferred_ip_protocol: 'ip4' as const, ...settings } });
     const grpcModule = (settings: Record<string, unknown>) => ({ prober: 'grpc' as const, timeout: '3s', grpc: { preferred_ip_protocol: 'ip4' as const, ...settings } });
     config = {
@@ -75,7 +78,12 @@ describeWithBinaries([REFERENCE_EXPORTER])('tcp, dns, icmp and grpc probers agai
         dns_tls: dnsModule({ transport_protocol: 'tcp', dns_over_tls: true, tls_config: ca }),
         dns_tls_untrusted: dnsModule({ transport_protocol: 'tcp', dns_over_tls: true }),
         tcp_connect: tcpModule({}),
-        tcp_dialogue: tcpModule({ query_response: [{ expect: '^220 (\\S+) ESMTP ready id=(\\w+)$', send: 'HELO ${1} ${2}' }, { expect: '^250 HELO probe\\.test abc123$', send: 'QUIT' }] }),
+        tcp_dialogue: tcpModule({
+          query_response: [
+            { expect: '^220 (\\S+) ESMTP ready id=(\\w+)$', send: 'HELO ${1} ${2}' },
+            { expect: '^250 HELO probe\\.test abc123$', send: 'QUIT' },
+          ],
+        }),
         // Bytes written as !!binary in the YAML, as upstream's PostgreSQL example writes its SSLRequest.
         tcp_binary_send: tcpModule({ query_response: [{ expect: '^220 ', send: new Uint8Array(Buffer.from('HELO bytes')) }, { expect: '^250 HELO bytes$' }] }),
         tcp_regexp_fails: tcpModule({ query_response: [{ send: 'QUIT' }, { expect: '^never$' }] }),
@@ -136,7 +144,10 @@ describeWithBinaries([REFERENCE_EXPORTER])('tcp, dns, icmp and grpc probers agai
     const outcomes: number[] = [];
     for (const [name, module, target] of cases) {
       const { reference, ours } = await exporters.probeBoth({ module, target });
-      for (const [side, result] of [['reference', reference], ['ours', ours]] as const) {
+      for (const [side, result] of [
+        ['reference', reference],
+        ['ours', ours],
+      ] as const) {
         if (result.status !== 200 || !result.samples.some((sample) => sample.name === 'probe_success')) {
           differences.push(`${name}: ${side} answered ${result.status} without probe_success: ${result.text.slice(0, 200)}`);
         }

@@ -207,10 +207,11 @@ describe('other endpoints', () => {
 
 describe('command line', () => {
   const run = promisify(execFile);
-  const cli = (...args: string[]) => run(process.execPath, [...FROM_SOURCE, OUR_EXPORTER_MAIN, ...args]).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
-  );
+  const cli = (...args: string[]) =>
+    run(process.execPath, [...FROM_SOURCE, OUR_EXPORTER_MAIN, ...args]).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+    );
 
   it('--config.check: exit 0 for a good file, 1 with the problems for a bad one', async () => {
     const good = await cli(`--config.file=${configFile}`, '--config.check');
@@ -241,7 +242,13 @@ describe('command line', () => {
     try {
       const url = `http://127.0.0.1:${port}`;
       for (let tries = 0; tries < 100; tries += 1) {
-        if (await fetch(`${url}/-/healthy`).then((r) => r.ok, () => false)) break;
+        if (
+          await fetch(`${url}/-/healthy`).then(
+            (r) => r.ok,
+            () => false,
+          )
+        )
+          break;
         await new Promise((done) => setTimeout(done, 100));
       }
       const configText = async () => (await fetch(`${url}/config`)).text();

@@ -28,9 +28,7 @@ export async function startGrpcHealthServer(options: { host?: string; tls?: { ce
       else callback(null, { status: known });
     },
   });
-  const credentials = options.tls
-    ? ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(options.tls.cert), private_key: Buffer.from(options.tls.key) }])
-    : ServerCredentials.createInsecure();
+  const credentials = options.tls ? ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(options.tls.cert), private_key: Buffer.from(options.tls.key) }]) : ServerCredentials.createInsecure();
   const host = options.host ?? '127.0.0.1';
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:0`, credentials, (error, bound) => (error ? reject(error) : resolve(bound))),

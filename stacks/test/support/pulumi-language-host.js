@@ -33,9 +33,6 @@ pulumi.runtime.setMocks(
   'dev',
 );
 const config = JSON.parse(configJson);
-pulumi.runtime.setAllConfig(
-  Object.fromEntries(Object.entries(config).map(([key, value]) => [key, JSON.stringify(value)])),
-  Object.keys(config),
-);
+pulumi.runtime.setAllConfig(Object.fromEntries(Object.entries(config).map(([key, value]) => [key, JSON.stringify(value)])), Object.keys(config));
 require(path.resolve(programDir));
 pulumi.runtime.disconnect().then(() => process.stdout.write(JSON.stringify({ tsnode: tsnodeRequire, types, providers })));

@@ -99,10 +99,7 @@ export function clearStrings(value: unknown): string[] {
 /** Resolves every Output in a value (stack exports), keeping whether each was secret. */
 export async function resolveOutputs(value: unknown): Promise<unknown> {
   if (pulumi.Output.isInstance(value)) {
-    const [resolved, secret] = await Promise.all([
-      new Promise<unknown>((resolve) => value.apply((inner) => resolve(inner))),
-      pulumi.isSecret(value),
-    ]);
+    const [resolved, secret] = await Promise.all([new Promise<unknown>((resolve) => value.apply((inner) => resolve(inner))), pulumi.isSecret(value)]);
     return secret ? { [SECRET_SIG_KEY]: SECRET_SIG, value: resolved } : resolveOutputs(resolved);
   }
   if (Array.isArray(value)) return Promise.all(value.map(resolveOutputs));

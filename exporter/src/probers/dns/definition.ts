@@ -26,8 +26,26 @@ export const DNS_QUERY_CLASSES = ['IN', 'CS', 'CH', 'HS', 'ANY'] as const;
  * can come back; the extended ones are accepted so that upstream configs load unchanged.
  */
 export const DNS_RCODES = [
-  'NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED', 'YXDOMAIN', 'YXRRSET', 'NXRRSET', 'NOTAUTH', 'NOTZONE',
-  'BADSIG', 'BADVERS', 'BADKEY', 'BADTIME', 'BADMODE', 'BADNAME', 'BADALG', 'BADTRUNC', 'BADCOOKIE',
+  'NOERROR',
+  'FORMERR',
+  'SERVFAIL',
+  'NXDOMAIN',
+  'NOTIMP',
+  'REFUSED',
+  'YXDOMAIN',
+  'YXRRSET',
+  'NXRRSET',
+  'NOTAUTH',
+  'NOTZONE',
+  'BADSIG',
+  'BADVERS',
+  'BADKEY',
+  'BADTIME',
+  'BADMODE',
+  'BADNAME',
+  'BADALG',
+  'BADTRUNC',
+  'BADCOOKIE',
 ] as const;
 
 export const dnsSectionSchema = z

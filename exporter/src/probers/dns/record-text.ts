@@ -54,15 +54,7 @@ function rdataText(record: DecodedRecord): string {
     }
     case 'SOA': {
       const soa = record.data as dnsPacket.SoaData;
-      return [
-        fullyQualified(soa.mname),
-        fullyQualified(soa.rname),
-        soa.serial ?? 0,
-        soa.refresh ?? 0,
-        soa.retry ?? 0,
-        soa.expire ?? 0,
-        soa.minimum ?? 0,
-      ].join(' ');
+      return [fullyQualified(soa.mname), fullyQualified(soa.rname), soa.serial ?? 0, soa.refresh ?? 0, soa.retry ?? 0, soa.expire ?? 0, soa.minimum ?? 0].join(' ');
     }
     case 'SRV': {
       const srv = record.data as dnsPacket.SrvData;

@@ -68,13 +68,7 @@ function readFramedMessage(stream: Socket): Promise<Buffer> {
  * Sends `query` over TCP, or TLS on top of it; `connect` covers both the TCP and the TLS handshake.
  * No TLS metrics: upstream's dns prober reports none, and its metric names are kept.
  */
-export async function exchangeStream(
-  query: Buffer,
-  endpoint: Endpoint,
-  tls: { serverName: string; config: TlsSettings } | undefined,
-  deadline: ProbeDeadline,
-  phases: PhaseTimes,
-): Promise<Buffer> {
+export async function exchangeStream(query: Buffer, endpoint: Endpoint, tls: { serverName: string; config: TlsSettings } | undefined, deadline: ProbeDeadline, phases: PhaseTimes): Promise<Buffer> {
   const tlsOptions = tls ? await tlsConnectionOptions(tls.config, tls.serverName) : undefined;
   // Connect time starts after the TLS options: reading their files is not the network's time.
   const started = performance.now();

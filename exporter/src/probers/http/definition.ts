@@ -191,8 +191,7 @@ function proxyUrl(text: string, context: CompileContext): URL | undefined {
 }
 
 function compileHttp(http: HttpSection, context: CompileContext): HttpSettings {
-  const patterns = (field: 'fail_if_body_matches_regexp' | 'fail_if_body_not_matches_regexp'): Pattern[] =>
-    (http[field] ?? []).map((source, index) => context.pattern([field, index], source));
+  const patterns = (field: 'fail_if_body_matches_regexp' | 'fail_if_body_not_matches_regexp'): Pattern[] => (http[field] ?? []).map((source, index) => context.pattern([field, index], source));
   const headerChecks = (field: 'fail_if_header_matches' | 'fail_if_header_not_matches'): HeaderCheck[] =>
     (http[field] ?? []).map((check, index) => ({ header: check.header, pattern: context.pattern([field, index, 'regexp'], check.regexp), allowMissing: check.allow_missing }));
   let bodySizeLimit = 0;
@@ -236,9 +235,7 @@ function httpWithAbsolutePaths(http: HttpSection, absolute: (path: string) => st
     tls_config: tlsConfigWithAbsolutePaths(http.tls_config, absolute),
     basic_auth: http.basic_auth && { ...http.basic_auth, password_file: resolve(http.basic_auth.password_file), username_file: resolve(http.basic_auth.username_file) },
     authorization: http.authorization && { ...http.authorization, credentials_file: resolve(http.authorization.credentials_file) },
-    http_headers:
-      http.http_headers &&
-      Object.fromEntries(Object.entries(http.http_headers).map(([name, header]) => [name, { ...header, files: header.files?.map((file) => resolve(file) ?? file) }])),
+    http_headers: http.http_headers && Object.fromEntries(Object.entries(http.http_headers).map(([name, header]) => [name, { ...header, files: header.files?.map((file) => resolve(file) ?? file) }])),
   };
 }
 

@@ -8,7 +8,17 @@ import type { ConnectionOptions } from 'node:tls';
 import type { Gauge } from 'prom-client';
 import { httpTarget, type HttpSettings } from './definition';
 import { PROBE_FAILED_DUE_TO_REGEX, gauge, phaseGauge } from '../../metrics';
-import { HTTP_PHASES, PROBE_HTTP_CONTENT_LENGTH, PROBE_HTTP_DURATION, PROBE_HTTP_LAST_MODIFIED, PROBE_HTTP_REDIRECTS, PROBE_HTTP_SSL, PROBE_HTTP_STATUS_CODE, PROBE_HTTP_UNCOMPRESSED_BODY_LENGTH, PROBE_HTTP_VERSION } from './metrics';
+import {
+  HTTP_PHASES,
+  PROBE_HTTP_CONTENT_LENGTH,
+  PROBE_HTTP_DURATION,
+  PROBE_HTTP_LAST_MODIFIED,
+  PROBE_HTTP_REDIRECTS,
+  PROBE_HTTP_SSL,
+  PROBE_HTTP_STATUS_CODE,
+  PROBE_HTTP_UNCOMPRESSED_BODY_LENGTH,
+  PROBE_HTTP_VERSION,
+} from './metrics';
 import { resolveTargetAddress } from '../shared/address';
 import { unbracket } from '../shared/host-port';
 import { beforeDeadline } from '../shared/deadline';

@@ -15,9 +15,7 @@ export interface HeaderPlan {
   readonly values: readonly Secret[];
 }
 
-export type AuthorizationPlan =
-  | { readonly kind: 'basic'; readonly username: Secret; readonly password: Secret }
-  | { readonly kind: 'scheme'; readonly type: string; readonly credentials: Secret };
+export type AuthorizationPlan = { readonly kind: 'basic'; readonly username: Secret; readonly password: Secret } | { readonly kind: 'scheme'; readonly type: string; readonly credentials: Secret };
 
 export interface RequestPlan {
   readonly method: string;

@@ -67,14 +67,7 @@ function ipBytes(address: string): number[] {
  * counts; with fallback, the first address of the preferred family, else the last of the other one.
  * Rejects (after recording the metrics) when no address fits or the deadline passes.
  */
-export async function resolveTargetAddress(
-  host: string,
-  ip: IpPreference,
-  deadline: ProbeDeadline,
-  registry: Registry,
-  logger: ProbeLogger,
-  lookup: Lookup = systemLookup,
-): Promise<ResolvedAddress> {
+export async function resolveTargetAddress(host: string, ip: IpPreference, deadline: ProbeDeadline, registry: Registry, logger: ProbeLogger, lookup: Lookup = systemLookup): Promise<ResolvedAddress> {
   const protocolGauge = gauge(registry, PROBE_IP_PROTOCOL);
   const lookupGauge = gauge(registry, PROBE_DNS_LOOKUP_TIME);
   const hashGauge = gauge(registry, PROBE_IP_ADDR_HASH);
@@ -88,9 +81,7 @@ export async function resolveTargetAddress(
 
   try {
     const candidates = await beforeDeadline(deadline, 'resolve', candidatesFor(name, ip.fallback ? 0 : preferred, lookup));
-    const chosen =
-      candidates.find((candidate) => candidate.family === preferred) ??
-      (ip.fallback ? candidates.filter((candidate) => candidate.family === other).pop() : undefined);
+    const chosen = candidates.find((candidate) => candidate.family === preferred) ?? (ip.fallback ? candidates.filter((candidate) => candidate.family === other).pop() : undefined);
     if (!chosen) {
       throw new Error(ip.fallback ? `no address found for ${name}` : `no ip${preferred} address found for ${name} and ip_protocol_fallback is false`);
     }

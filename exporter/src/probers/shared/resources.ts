@@ -24,4 +24,3 @@ export class Resources {
     this.items.clear();
   }
 }
-

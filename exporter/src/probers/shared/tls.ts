@@ -4,26 +4,12 @@
  */
 import { createHash, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
-import {
-  checkServerIdentity,
-  createSecureContext,
-  type ConnectionOptions,
-  type SecureContext,
-  type SecureContextOptions,
-  type TLSSocket,
-} from 'node:tls';
+import { checkServerIdentity, createSecureContext, type ConnectionOptions, type SecureContext, type SecureContextOptions, type TLSSocket } from 'node:tls';
 import { Gauge, type Registry } from 'prom-client';
 import type { TlsSettings } from './tls-config';
 import { readConfiguredFile } from './config-file';
 import { trustAnchors, verifiedChain } from './trust-anchors';
-import {
-  PROBE_SSL_EARLIEST_CERT_EXPIRY,
-  PROBE_SSL_LAST_CHAIN_EXPIRY,
-  PROBE_SSL_LAST_CHAIN_INFO,
-  PROBE_TLS_CIPHER_INFO,
-  PROBE_TLS_VERSION_INFO,
-  gauge,
-} from '../../metrics';
+import { PROBE_SSL_EARLIEST_CERT_EXPIRY, PROBE_SSL_LAST_CHAIN_EXPIRY, PROBE_SSL_LAST_CHAIN_INFO, PROBE_TLS_CIPHER_INFO, PROBE_TLS_VERSION_INFO, gauge } from '../../metrics';
 
 /** The label values of probe_tls_version_info, as upstream writes them. */
 const VERSION_LABELS: Record<string, string> = { TLSv1: 'TLS 1.0', 'TLSv1.1': 'TLS 1.1', 'TLSv1.2': 'TLS 1.2', 'TLSv1.3': 'TLS 1.3' };
@@ -144,18 +130,14 @@ const ALL_TLS_METRICS: OptionalTlsMetrics = { lastChainExpiry: true, cipher: tru
 export function recordTlsMetrics(socket: TLSSocket, registry: Registry, verified: boolean, optional: OptionalTlsMetrics = ALL_TLS_METRICS): void {
   const earliest = gauge(registry, PROBE_SSL_EARLIEST_CERT_EXPIRY);
   const version = gauge(registry, PROBE_TLS_VERSION_INFO, ['version']);
-  const lastChain = optional.lastChainExpiry
-    ? gauge(registry, PROBE_SSL_LAST_CHAIN_EXPIRY)
-    : undefined;
+  const lastChain = optional.lastChainExpiry ? gauge(registry, PROBE_SSL_LAST_CHAIN_EXPIRY) : undefined;
   const info = new Gauge({
     name: PROBE_SSL_LAST_CHAIN_INFO.name,
     help: PROBE_SSL_LAST_CHAIN_INFO.help,
     labelNames: ['fingerprint_sha256', 'subject', 'issuer', 'subjectalternative'],
     registers: [registry],
   });
-  const cipher = optional.cipher
-    ? gauge(registry, PROBE_TLS_CIPHER_INFO, ['cipher'])
-    : undefined;
+  const cipher = optional.cipher ? gauge(registry, PROBE_TLS_CIPHER_INFO, ['cipher']) : undefined;
 
   const sent = sentCertificates(socket);
   const earliestExpiry = (chain: readonly X509Certificate[]): number => Math.min(...chain.map((certificate) => unixSeconds(certificate.validTo)));

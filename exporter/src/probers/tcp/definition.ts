@@ -66,16 +66,14 @@ function textOrBuffer(value: string | Uint8Array | undefined): string | Buffer |
 }
 
 function compileTcp(tcp: TcpSection, context: CompileContext): TcpSettings {
-  const steps = (tcp.query_response ?? []).map(
-    (step, index): QueryStep => ({
-      expect: step.expect === undefined ? undefined : context.pattern(['query_response', index, 'expect'], step.expect),
-      // Empty text expects nothing, as an unset field.
-      expectBytes: step.expect_bytes === undefined || step.expect_bytes === '' ? undefined : Buffer.from(step.expect_bytes),
-      send: textOrBuffer(step.send),
-      labels: step.labels,
-      startTls: step.starttls,
-    }),
-  );
+  const steps = (tcp.query_response ?? []).map((step, index): QueryStep => ({
+    expect: step.expect === undefined ? undefined : context.pattern(['query_response', index, 'expect'], step.expect),
+    // Empty text expects nothing, as an unset field.
+    expectBytes: step.expect_bytes === undefined || step.expect_bytes === '' ? undefined : Buffer.from(step.expect_bytes),
+    send: textOrBuffer(step.send),
+    labels: step.labels,
+    startTls: step.starttls,
+  }));
   return { ip: compileIpPreference(tcp), sourceAddress: tcp.source_ip_address, steps, tls: tcp.tls, tlsConfig: compileTlsConfig(tcp.tls_config) };
 }
 

@@ -28,15 +28,7 @@ interface Connection {
   readonly resources: Resources;
 }
 
-async function openConnection(
-  deadline: ProbeDeadline,
-  host: string,
-  port: number,
-  settings: TcpSettings,
-  registry: Registry,
-  logger: ProbeLogger,
-  resources: Resources,
-): Promise<Socket> {
+async function openConnection(deadline: ProbeDeadline, host: string, port: number, settings: TcpSettings, registry: Registry, logger: ProbeLogger, resources: Resources): Promise<Socket> {
   const resolved = await resolveTargetAddress(host, settings.ip, deadline, registry, logger);
   if (settings.sourceAddress) logger.info('Using local address', { srcIP: settings.sourceAddress });
   const tlsOptions = settings.tls ? await tlsConnectionOptions(settings.tlsConfig, host) : undefined;

@@ -158,7 +158,11 @@ describe('dns prober', () => {
       expect(txt.success).toBe(true);
       const mx = await probe({ query_name: ZONE, query_type: 'MX', validate_answer_rrs: { fail_if_not_matches_regexp: [`\\tMX\\t10 mail\\.${ZONE}\\.$`] } });
       expect(mx.success).toBe(true);
-      const soa = await probe({ query_name: ZONE, query_type: 'SOA', validate_answer_rrs: { fail_if_not_matches_regexp: [`\\tSOA\\tns1\\.${ZONE}\\. hostmaster\\.${ZONE}\\. ${SOA_SERIAL} 7200 900 1209600 300$`] } });
+      const soa = await probe({
+        query_name: ZONE,
+        query_type: 'SOA',
+        validate_answer_rrs: { fail_if_not_matches_regexp: [`\\tSOA\\tns1\\.${ZONE}\\. hostmaster\\.${ZONE}\\. ${SOA_SERIAL} 7200 900 1209600 300$`] },
+      });
       expect(soa.success).toBe(true);
     });
   });

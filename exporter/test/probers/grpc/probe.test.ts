@@ -27,8 +27,7 @@ describe('grpc prober', () => {
     fixtures.cleanup();
   });
 
-  const probe = (target: string, grpc: GrpcSettings = {}, timeoutMs = 2000) =>
-    runModule({ prober: 'grpc', grpc: { preferred_ip_protocol: 'ip4', ...grpc } }, target, { timeoutMs });
+  const probe = (target: string, grpc: GrpcSettings = {}, timeoutMs = 2000) => runModule({ prober: 'grpc', grpc: { preferred_ip_protocol: 'ip4', ...grpc } }, target, { timeoutMs });
 
   const servingStatus = (samples: Awaited<ReturnType<typeof probe>>['samples']) =>
     Object.fromEntries(samples.filter((sample) => sample.name === 'probe_grpc_healthcheck_response').map((sample) => [sample.labels.serving_status, sample.value]));

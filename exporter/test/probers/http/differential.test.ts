@@ -234,7 +234,10 @@ describeWithBinaries([REFERENCE_EXPORTER])('differential: reference blackbox_exp
   });
 
   it('answers unknown modules and missing targets as the reference does', async () => {
-    for (const request of [{ module: 'nope', target: http }, { module: 'http_2xx', target: '' }]) {
+    for (const request of [
+      { module: 'nope', target: http },
+      { module: 'http_2xx', target: '' },
+    ]) {
       const { reference, ours } = await pair.probeBoth(request);
       expect(ours.status).toBe(reference.status);
     }

@@ -67,7 +67,15 @@ function handle(request: IncomingMessage | Http2ServerRequest, response: ServerR
   request.on('end', () => {
     const url = new URL(request.url ?? '/', 'http://x');
     const body = Buffer.concat(chunks).toString();
-    seen.push({ path: url.pathname, method: request.method ?? '', headers: { ...request.headers }, body, remote: request.socket.remoteAddress, version: request.httpVersion, clientCertificate: (request.socket as { authorized?: boolean }).authorized === true });
+    seen.push({
+      path: url.pathname,
+      method: request.method ?? '',
+      headers: { ...request.headers },
+      body,
+      remote: request.socket.remoteAddress,
+      version: request.httpVersion,
+      clientCertificate: (request.socket as { authorized?: boolean }).authorized === true,
+    });
     const redirect = /^\/redirect\/(\d+)$/.exec(url.pathname);
     if (redirect) {
       const left = Number(redirect[1]);
@@ -220,7 +228,9 @@ describe('http prober over HTTP/1.1', () => {
 
   it('sends headers and http_headers (values, secrets, files)', async () => {
     writeFileSync(join(dir, 'token'), 'file-token\n');
-    const yaml = withHttp(`headers:\n  Authentication: Bearer inline\n  accept-language: de-CH\nhttp_headers:\n  X-Multi:\n    values: [one, two]\n    secrets: [three]\n  X-From-File:\n    files: [${join(dir, 'token')}]`);
+    const yaml = withHttp(
+      `headers:\n  Authentication: Bearer inline\n  accept-language: de-CH\nhttp_headers:\n  X-Multi:\n    values: [one, two]\n    secrets: [three]\n  X-From-File:\n    files: [${join(dir, 'token')}]`,
+    );
     await runProbe(yaml, `${base}/ok`);
     expect(seen[0].headers).toMatchObject({ authentication: 'Bearer inline', 'accept-language': 'de-CH', 'x-multi': 'one, two, three', 'x-from-file': 'file-token' });
   });

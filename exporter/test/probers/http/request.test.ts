@@ -20,7 +20,7 @@ describe('the request of an http module', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('sends headers in upstream\'s order: headers, http_headers (a name twice gets both), then the defaults left unset', async () => {
+  it("sends headers in upstream's order: headers, http_headers (a name twice gets both), then the defaults left unset", async () => {
     writeFileSync(join(dir, 'token'), 'from-file\n');
     const request = await requestContent(
       plan({
@@ -55,7 +55,7 @@ describe('the request of an http module', () => {
     await expect(requestContent(plan({ bearer_token_file: join(dir, 'missing') }), undefined)).rejects.toThrow(/bearer_token_file: cannot read .*missing: ENOENT/);
   });
 
-  it('takes credentials in upstream\'s order of schemes, and sends none for an authorization without credentials', async () => {
+  it("takes credentials in upstream's order of schemes, and sends none for an authorization without credentials", async () => {
     expect((await requestContent(plan({ bearer_token: 't0k' }), undefined)).authorization).toBe('Bearer t0k');
     expect((await requestContent(plan({ authorization: { type: 'Token', credentials: 'abc' } }), undefined)).authorization).toBe('Token abc');
     expect((await requestContent(plan({ authorization: { type: 'Token' } }), undefined)).authorization).toBeUndefined();

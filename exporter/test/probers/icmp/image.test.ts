@@ -57,7 +57,10 @@ describe('the icmp addon in the image', () => {
       try {
         let text = '';
         for (let tries = 0; tries < 100 && !text; tries += 1) {
-          text = await fetch(`http://127.0.0.1:${port}/probe?module=icmp&target=127.0.0.1&debug=true`).then((response) => response.text(), () => '');
+          text = await fetch(`http://127.0.0.1:${port}/probe?module=icmp&target=127.0.0.1&debug=true`).then(
+            (response) => response.text(),
+            () => '',
+          );
           if (!text) await new Promise((done) => setTimeout(done, 100));
         }
         const healthy = await fetch(`http://127.0.0.1:${port}/-/healthy`);

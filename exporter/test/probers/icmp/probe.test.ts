@@ -29,7 +29,6 @@ function sniff(family: 4 | 6): { seen: SeenRequest[]; socket: IcmpSocket } {
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
-
 const describeRaw = rawSocketsAllowed() ? describe : describe.skip;
 
 describe('icmp echo matching', () => {
@@ -149,12 +148,7 @@ const NOBODY = 65534;
  * `namespace`; the probe then runs without CAP_NET_RAW when `dropNetRaw`, or as user nobody when
  * `nobody` is set, with CAP_NET_RAW as an ambient capability when `nobody.netRaw`.
  */
-function probeInChild(
-  options: { namespace: boolean; setup?: string; dropNetRaw: boolean; nobody?: { netRaw: boolean } },
-  target: string,
-  icmp: IcmpSettings,
-  timeoutMs = 2000,
-): ChildRun {
+function probeInChild(options: { namespace: boolean; setup?: string; dropNetRaw: boolean; nobody?: { netRaw: boolean } }, target: string, icmp: IcmpSettings, timeoutMs = 2000): ChildRun {
   const tsx = join(__dirname, '../../../../node_modules/.bin/tsx');
   const child = join(__dirname, '../../support/icmp-probe-child.ts');
   let command = [tsx, child, target, JSON.stringify(icmp), String(timeoutMs)].map(quote).join(' ');

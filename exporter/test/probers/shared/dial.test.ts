@@ -13,7 +13,7 @@ import { handlesLeftAfter, openHandles } from '../../../../test/support/open-han
 import { startTcpTestServer, type TcpTestServer } from '../../../../test/support/tcp-test-server';
 import { makeTlsFixtures, type TlsFixtures } from '../../../../test/support/tls-fixtures';
 
-describe('the probers\' dialer', () => {
+describe("the probers' dialer", () => {
   let fixtures: TlsFixtures;
   let tlsServer: TcpTestServer;
   let silentServer: TcpTestServer;

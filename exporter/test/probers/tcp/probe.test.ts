@@ -49,11 +49,7 @@ describe('tcp prober', () => {
 
   it('expects with a regexp and sends with its captures substituted', async () => {
     const run = await probe(plain, {
-      query_response: [
-        { expect: '^220 (\\S+) ESMTP ready id=(?P<id>\\w+)$', send: 'HELO ${1} $id' },
-        { expect: '^250 HELO probe\\.test abc123$', send: 'QUIT' },
-        { expect: '^221 bye' },
-      ],
+      query_response: [{ expect: '^220 (\\S+) ESMTP ready id=(?P<id>\\w+)$', send: 'HELO ${1} $id' }, { expect: '^250 HELO probe\\.test abc123$', send: 'QUIT' }, { expect: '^221 bye' }],
     });
     expect(run.success).toBe(true);
     expect(metricValue(run.samples, 'probe_failed_due_to_regex')).toBe(0);
@@ -79,7 +75,7 @@ describe('tcp prober', () => {
     expect(metricValue(bad.samples, 'probe_failed_due_to_bytes')).toBe(1);
   });
 
-  it('sends and expects !!binary bytes, as upstream\'s PostgreSQL example does', async () => {
+  it("sends and expects !!binary bytes, as upstream's PostgreSQL example does", async () => {
     const yaml = (steps: string) => `prober: tcp\ntcp:\n  preferred_ip_protocol: ip4\n  query_response:\n${steps}`;
     // MjIwIHBy is "220 pr"; AAECAw== is the bytes 0, 1, 2, 3.
     const good = await runProbe(yaml('  - expect_bytes: !!binary MjIwIHBy\n  - send: !!binary AAECAw==\n'), `127.0.0.1:${plain.port}`);
@@ -93,7 +89,15 @@ describe('tcp prober', () => {
 
   it('labels probe_expect_info with captured values', async () => {
     const run = await probe(plain, {
-      query_response: [{ expect: '^220 (\\S+) ESMTP ready id=(\\w+)$', labels: [{ name: 'host', value: '${1}' }, { name: 'session', value: 'id-${2}' }] }],
+      query_response: [
+        {
+          expect: '^220 (\\S+) ESMTP ready id=(\\w+)$',
+          labels: [
+            { name: 'host', value: '${1}' },
+            { name: 'session', value: 'id-${2}' },
+          ],
+        },
+      ],
     });
     expect(run.success).toBe(true);
     expect(metricValue(run.samples, 'probe_expect_info', { host: 'probe.test', session: 'id-abc123' })).toBe(1);
@@ -120,12 +124,7 @@ describe('tcp prober', () => {
   it('upgrades with starttls and goes on over TLS', async () => {
     const run = await probe(plain, {
       tls_config: { ca_file: fixtures.caFile },
-      query_response: [
-        { expect: '^220 ', send: 'STARTTLS' },
-        { expect: '^220 ready', starttls: true },
-        { expect: '^250-secure', send: 'EHLO probe' },
-        { expect: '^250 EHLO probe$' },
-      ],
+      query_response: [{ expect: '^220 ', send: 'STARTTLS' }, { expect: '^220 ready', starttls: true }, { expect: '^250-secure', send: 'EHLO probe' }, { expect: '^250 EHLO probe$' }],
     });
     expect(run.success).toBe(true);
     expect(metricValue(run.samples, 'probe_ssl_earliest_cert_expiry')).toBe(fixtures.serverNotAfter);
