@@ -1,5 +1,5 @@
 /**
- * The search-engine API key as a Pulumi resource (seed 2.5, 4.2): created at deploy time with a user's
+ * The search-engine API key as a Pulumi resource: created at deploy time with a user's
  * basic credentials, kept as long as nothing that defines the key changes, invalidated when the stack no
  * longer holds it. Pulumi has no provider for Elasticsearch's security API, so this is a dynamic resource
  * whose CRUD calls probekit/search, the same client the CLI uses.
@@ -12,7 +12,7 @@ export interface ApiKeyInputs {
   readonly url: string;
   readonly username: string;
   readonly password: string;
-  /** Seed 2.5 `name`. */
+  /** The key request's `name`. */
   readonly name: string;
   readonly role: RolePreset;
   readonly insecure?: boolean;
@@ -81,7 +81,7 @@ export const apiKeyProvider: pulumi.dynamic.ResourceProvider<ApiKeyInputs, ApiKe
 export type ApiKeyArgs = { readonly [Field in keyof ApiKeyInputs]: pulumi.Input<ApiKeyInputs[Field]> };
 
 export class SearchEngineApiKey extends pulumi.dynamic.Resource {
-  /** The key's `encoded` value, the API token of seed 2.6; always a secret. */
+  /** The key's `encoded` value, the API token of the assistant's integration settings; always a secret. */
   declare readonly encoded: pulumi.Output<string>;
 
   constructor(name: string, args: ApiKeyArgs, opts?: pulumi.CustomResourceOptions) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the probekit exporter as a systemd service on this machine (seed 4.3), amd64 or arm64.
+# Installs the probekit exporter as a systemd service on this machine, the single-machine form, amd64 or arm64.
 #
 #   probekit host render --spec monitoring.yaml --out host/
 #   sudo exporter/packaging/install.sh --exporter blackbox --files host/ [--agent-service NAME]
@@ -77,7 +77,7 @@ fi
 if [ -z "$root" ] && [ "$start" -eq 1 ]; then
   systemctl daemon-reload
   systemctl enable probekit-exporter.service
-  # Seed 4.3.2: after the files change, restart the exporter and the agent, then check both.
+  # After the files change, restart the exporter and the agent, then check the status of both, as documented.
   systemctl restart probekit-exporter.service
   [ -n "$agent_service" ] && systemctl restart "$agent_service"
   systemctl --no-pager status probekit-exporter.service

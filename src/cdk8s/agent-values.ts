@@ -1,5 +1,5 @@
 /**
- * The agent chart's values (seed 2.4) as a construct: it holds the scrape jobs and the exporter section,
+ * The agent chart's values (the cluster form's agent configuration) as a construct: it holds the scrape jobs and the exporter section,
  * and ProbekitApp writes it as `<chart>.agent-values.yaml` beside the chart's manifests.
  */
 import { Chart } from 'cdk8s';

@@ -1,5 +1,5 @@
 /**
- * The documented example, synthesized when no spec file is given: the seed's scrape job probing two
+ * The documented example, synthesized when no spec file is given: the documented blackbox-exporter scrape job probing two
  * public sites with the documented http_2xx module. It needs no secret, so it synthesizes anywhere.
  * examples/probekit.yaml is the same spec as a file (a test keeps them equal).
  */

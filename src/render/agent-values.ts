@@ -1,5 +1,5 @@
 /**
- * Spec to the agent chart's values (seed 2.4, cluster form): the scrape jobs under
+ * Spec to the agent chart's values (the cluster form's agent configuration): the scrape jobs under
  * `<chartKey>.extraScrapeConfigs`, and the chart's exporter section switched on.
  */
 import type { Spec } from '../model';

@@ -1,7 +1,7 @@
 /**
- * The search-engine API key (seed 2.5, 4.2): POST {url}/_security/api_key with a user's basic credentials,
+ * The search-engine API key: POST {url}/_security/api_key with a user's basic credentials,
  * `{ name, role_descriptors }` in, `{ id, name, api_key, encoded }` out. The `encoded` value is the API token the
- * assistant presents (seed 2.6).
+ * assistant presents, with the engine's URL, as its integration settings.
  */
 import type { SecurityCreateApiKeyResponse } from '@elastic/elasticsearch/lib/api/types';
 import { createSearchClient, describeFailure, SearchEngineError, type SearchEngineConnection } from './connection';
@@ -26,7 +26,7 @@ export const SKILLS_PRIVILEGES: RoleDescriptor = {
   index: [{ names: ['*'], privileges: ['read', 'view_index_metadata', 'monitor'] }],
 };
 
-/** Role presets: `all-access` is exactly the seed's documented role; `read-only` is what the skills need. */
+/** Role presets: `all-access` is exactly the documented role (every privilege on the cluster and every index); `read-only` is what the skills need. */
 export const ROLE_PRESETS = {
   'all-access': { all_access: { cluster: ['all'], index: [{ names: ['*'], privileges: ['all'] }] } },
   'read-only': { probekit_assistant_read_only: SKILLS_PRIVILEGES },
@@ -41,7 +41,7 @@ export const DEFAULT_ROLE_PRESET: RolePreset = 'read-only';
 export interface CreateApiKeyOptions extends SearchEngineConnection {
   readonly username: string;
   readonly password: string;
-  /** Name of the key (seed 2.5 `name`). */
+  /** Name of the key (the request's `name`). */
   readonly name: string;
   /** @default DEFAULT_ROLE_PRESET */
   readonly role?: RolePreset;
@@ -77,14 +77,14 @@ export function apiKeyRequest(name: string, role: RolePreset = DEFAULT_ROLE_PRES
   };
 }
 
-/** Elasticsearch answers application/json; the seed's request says the same, so we send it rather than the client's vendored type. */
+/** Elasticsearch answers application/json; the documented request says the same, so we send it rather than the client's vendored type. */
 const SEED_CONTENT_TYPE = { 'content-type': 'application/json' };
 
 export async function createApiKey(options: CreateApiKeyOptions): Promise<CreatedApiKey> {
   const body = apiKeyRequest(options.name, options.role, options.expiration);
   const client = createSearchClient(options, { username: options.username, password: options.password });
   try {
-    // The client's createApiKey sends PUT; the seed documents POST, which Elasticsearch takes alike, so we send POST.
+    // The client's createApiKey sends PUT; the documented request is a POST, which Elasticsearch takes alike, so we send POST.
     const response = await client.transport.request<SecurityCreateApiKeyResponse>({ method: 'POST', path: '/_security/api_key', body }, { headers: SEED_CONTENT_TYPE });
     const encoded = response.encoded ?? Buffer.from(`${response.id}:${response.api_key}`).toString('base64');
     return {

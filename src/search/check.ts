@@ -1,5 +1,5 @@
 /**
- * What the assistant needs of its integration settings (seed 2.6, 4.4): the engine is reachable, the API token
+ * What the assistant needs of its integration settings (URL and API token, entered in its integration card): the engine is reachable, the API token
  * authenticates, and it holds the privileges the skills use. Each is reported, so that a user sees all that is
  * missing at once rather than one failure at a time.
  */

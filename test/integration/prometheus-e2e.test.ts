@@ -1,6 +1,6 @@
 /**
  * The whole chain, with real parts: a spec rendered to the exporter's config and the agent's scrape jobs,
- * our exporter serving that config, and a real Prometheus scraping it through the seed's relabel rules.
+ * our exporter serving that config, and a real Prometheus scraping it through the scrape job's three relabel rules.
  * The secret header travels as in the cluster: from the environment at render, into a file the exporter
  * reads (the Secret mount), never into the config.
  */

@@ -42,7 +42,7 @@ describeWithBinaries([OPENSSL])('API keys', () => {
   }
 
   describe('createApiKey', () => {
-    it('sends exactly the seed request with the all-access preset and returns a working key', async () => {
+    it('sends exactly the documented request with the all-access preset and returns a working key', async () => {
       const key = await createApiKey({ ...base(), role: 'all-access' });
       expect(es.requests).toHaveLength(1);
       const [request] = es.requests;
@@ -79,7 +79,7 @@ describeWithBinaries([OPENSSL])('API keys', () => {
       expect(key.expiration).toBeGreaterThan(Date.now() + 3_500_000);
     });
 
-    it('has the seed all-access role exactly', () => {
+    it('has the documented all_access role exactly', () => {
       expect(ROLE_PRESETS['all-access']).toEqual({ all_access: { cluster: ['all'], index: [{ names: ['*'], privileges: ['all'] }] } });
       expect(apiKeyRequest('k', 'all-access')).toEqual({ name: 'k', role_descriptors: ROLE_PRESETS['all-access'] });
     });

@@ -1,9 +1,9 @@
 /**
- * The three modules documented in seed 2.3 (http_2xx, http_2xx_with_header, http_post_2xx) as exporter
+ * The three documented http modules (http_2xx, http_2xx_with_header, http_post_2xx) as exporter
  * config YAML, written once for every test that needs them.
  */
 export interface SeedModuleValues {
-  /** Value of the Authentication header of http_2xx_with_header (seed: Bearer <ACCESS_TOKEN>). */
+  /** Value of the Authentication header of http_2xx_with_header (documented as Bearer <ACCESS_TOKEN>). */
   readonly authentication: string;
   readonly acceptLanguage: string;
   /** The JSON body of http_post_2xx, chosen by the user. */

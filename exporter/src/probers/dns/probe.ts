@@ -18,7 +18,7 @@ import { exchangeStream, exchangeUdp, type PhaseTimes } from './transport';
  * Checks records against one validator, as upstream does: fail_if_matches_regexp fails on any record
  * matching; fail_if_not_matches_regexp on any record not matching; fail_if_none_matches_regexp when no
  * record matches. fail_if_all_match_regexp fails when some record does NOT match, despite its name: that
- * is what blackbox_exporter has always done, and configs written for it rely on it (see README).
+ * is what blackbox_exporter has always done, and configs written for it rely on it (see docs/probers.md, "dns").
  * fail_if_not_matches_regexp and fail_if_none_matches_regexp also fail when there are no records.
  */
 export function validRecords(records: readonly DecodedRecord[], validator: RecordValidator | undefined, logger: ProbeLogger): boolean {

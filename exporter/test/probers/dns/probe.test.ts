@@ -135,7 +135,7 @@ describe('dns prober', () => {
       ['fail_if_not_matches_regexp: all match', { validate_answer_rrs: { fail_if_not_matches_regexp: [`^www\\.${ZONE}\\.\\t300\\tIN\\tA\\t192\\.0\\.2\\.1[01]$`] } }, true],
       ['fail_if_none_matches_regexp: one matches', { validate_answer_rrs: { fail_if_none_matches_regexp: ['192\\.0\\.2\\.11'] } }, true],
       ['fail_if_none_matches_regexp: none matches', { validate_answer_rrs: { fail_if_none_matches_regexp: ['192\\.0\\.2\\.99'] } }, false],
-      // Upstream fails fail_if_all_match_regexp when some record does NOT match (see README).
+      // Upstream fails fail_if_all_match_regexp when some record does NOT match (see docs/probers.md, "dns").
       ['fail_if_all_match_regexp: all match', { validate_answer_rrs: { fail_if_all_match_regexp: ['IN\\tA\\t'] } }, true],
       ['fail_if_all_match_regexp: one does not', { validate_answer_rrs: { fail_if_all_match_regexp: ['192\\.0\\.2\\.10'] } }, false],
       ['authority section', { validate_authority_rrs: { fail_if_matches_regexp: [`IN\\tNS\\tns1\\.${ZONE}\\.$`] } }, false],
