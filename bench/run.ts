@@ -14,9 +14,9 @@ import { resolve } from 'node:path';
 import { stringify } from 'yaml';
 import type { ConfigInput, ModuleInput } from '@probekit/exporter';
 import { openIcmpSocket } from '../exporter/src/probers/icmp/socket';
-import { ZONE } from '../test/support/dns-test-server';
-import { makeTlsFixtures } from '../test/support/tls-fixtures';
-import { REFERENCE_EXPORTER, startExporter, type RunningExporter, type StartOptions } from '../test/support/reference-exporter';
+import { ZONE } from '../exporter/loopback/dns-test-server';
+import { makeTlsFixtures } from '../exporter/loopback/tls-fixtures';
+import { REFERENCE_EXPORTER, startExporter, type RunningExporter, type StartOptions } from '../exporter/loopback/reference-exporter';
 import type { TargetPorts } from './target-server';
 
 const SECONDS_PER_RUN = Number(process.env.BENCH_SECONDS ?? 5);

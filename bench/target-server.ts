@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo, Server } from 'node:net';
 import http from 'node:http';
 import http2 from 'node:http2';
-import { startDnsTestServer } from '../test/support/dns-test-server';
-import { startGrpcHealthServer } from '../exporter/test/support/grpc-health-server';
-import { startTcpTestServer } from '../test/support/tcp-test-server';
+import { startDnsTestServer } from '../exporter/loopback/dns-test-server';
+import { startGrpcHealthServer } from '../exporter/loopback/grpc-health-server';
+import { startTcpTestServer } from '../exporter/loopback/tcp-test-server';
 
 export interface TargetPorts {
   readonly http: number;

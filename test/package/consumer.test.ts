@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
-import { FROM_SOURCE } from '../support/from-source';
+import { FROM_SOURCE } from '../../exporter/loopback/from-source';
 import { describeWithNpmCache, npmEnv } from '../support/npm-cache';
 import { packPackages, type Packed } from '../support/pack';
 import { CONSUMER_DEV_DEPENDENCIES, consumerRegistrySpecs, LOWEST_PEERS, readPackageJson } from './consumer-dependencies';

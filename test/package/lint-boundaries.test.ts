@@ -1,6 +1,7 @@
 /**
  * The lint rules that keep the packages apart (eslint.config.mjs), run on imports as each folder might write them:
- * another package only through its entry point, the Pulumi program imported by nobody, tests by nothing that ships.
+ * another package only through its entry point, the Pulumi program imported by nobody, tests by nothing that ships,
+ * and the loopback servers (exporter/loopback) by tests alone.
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -43,15 +44,26 @@ const CASES: readonly (readonly [path: string, specifier: string, severity: numb
   ['src/model/boundary.ts', '../../stacks/objects', ERROR],
   ['src/model/boundary.ts', '@probekit/stacks', ERROR],
   ['src/model/boundary.ts', '../render/exporter-config', 0],
+  ['src/model/boundary.ts', '../../exporter/loopback/tls-fixtures', ERROR],
   ['test/model/boundary.test.ts', '../../exporter/src/config/load', ERROR],
   ['test/model/boundary.test.ts', '../../stacks/objects', ERROR],
   ['test/model/boundary.test.ts', '../support/integration', 0],
+  ['test/model/boundary.test.ts', '../../exporter/loopback/tls-fixtures', 0],
   ['test/model/boundary.test.ts', '../../src/model/spec', 0],
   ['stacks/boundary.ts', '../exporter/src/config/load', ERROR],
   ['stacks/boundary.ts', 'probekit', 0],
+  ['stacks/boundary.ts', '../exporter/loopback/tls-fixtures', ERROR],
+  ['stacks/test/boundary.test.ts', '../../exporter/loopback/tls-fixtures', 0],
+  ['stacks/test/boundary.test.ts', '../../exporter/src/config/load', ERROR],
   ['exporter/test/boundary.test.ts', '../src/config/load', 0],
+  ['exporter/test/boundary.test.ts', '../loopback/tls-fixtures', 0],
   ['exporter/src/boundary.ts', 'probekit', ERROR],
   ['exporter/src/boundary.ts', '@probekit/stacks', ERROR],
+  ['exporter/src/boundary.ts', '../loopback/tls-fixtures', ERROR],
+  ['exporter/src/boundary.ts', '../test/support/probe-run', ERROR],
+  ['exporter/loopback/boundary.ts', '../src/probers/grpc/health', 0],
+  ['exporter/loopback/boundary.ts', '../test/support/probe-run', ERROR],
+  ['exporter/loopback/boundary.ts', '../../test/support/integration', ERROR],
   ['bench/boundary.ts', '../test/support/integration', WARNING],
   ['bench/boundary.ts', '../exporter/src/probers/shared/icmp-socket', WARNING],
 ];

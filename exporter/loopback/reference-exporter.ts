@@ -15,7 +15,7 @@ import { parseMetrics, type Sample } from './metrics-text';
 export const REFERENCE_EXPORTER = '/usr/bin/prometheus-blackbox-exporter';
 
 /** Our exporter's entry point, run from source through tsx so tests need no build. */
-export const OUR_EXPORTER_MAIN = resolve(__dirname, '../../exporter/src/main.ts');
+export const OUR_EXPORTER_MAIN = resolve(__dirname, '../src/main.ts');
 
 export interface ProbeResult {
   readonly status: number;
