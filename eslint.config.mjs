@@ -16,6 +16,7 @@ import tseslint from 'typescript-eslint';
 const EXPORTER_DEEP = { regex: '^@probekit/exporter/', message: "Import the exporter's contract from '@probekit/exporter', its only entry point." };
 const EXPORTER_RELATIVE = { regex: '^\\.\\.?/(.*/)?exporter/', message: "Import the exporter's contract from '@probekit/exporter'; the exporter's own folders are its business." };
 const EXPORTER_BEYOND_LOOPBACK = { ...EXPORTER_RELATIVE, regex: '^\\.\\.?/(.*/)?exporter/(?!loopback/)' };
+const BENCH_OUTSIDE = { regex: '^\\.\\./(?!loopback/)', message: "The benchmark uses '@probekit/exporter', the exporter it starts and the servers of exporter/loopback." };
 const LOOPBACK = { regex: '^\\.\\.?/(.*/)?loopback(/|$)', message: 'exporter/loopback/ holds servers for tests and the benchmark, not part of what ships.' };
 const STACKS = { regex: '^(@probekit/stacks|\\.\\.?/(.*/)?stacks)(/|$)', message: 'stacks/ is the Pulumi program, not a library: move what you need into src/.' };
 const TESTS = { regex: '^\\.\\.?/(.*/)?test(/|$)', message: 'Test files are not part of what this folder ships or runs.' };
@@ -63,6 +64,9 @@ export default defineConfig(
   { files: ['exporter/src/**'], rules: restrictImports('error', ROOT_PACKAGE, STACKS, TESTS, LOOPBACK) },
   // The benchmark uses these servers too, so they must not lean on test folders either.
   { files: ['exporter/loopback/**'], rules: restrictImports('error', ROOT_PACKAGE, STACKS, TESTS) },
-  // The benchmark still borrows test servers and an exporter internal; until it has its own, a warning.
-  { files: ['bench/**'], rules: restrictImports('warn', EXPORTER_DEEP, EXPORTER_RELATIVE, STACKS, TESTS) },
+  // The exporter's benchmark runs the exporter as its users do, through the contract and the exporter process it
+  // starts, against the loopback servers: nothing else of the exporter's folder, and no tests.
+  { files: ['exporter/bench/**'], rules: restrictImports('error', EXPORTER_DEEP, ROOT_PACKAGE, STACKS, TESTS, BENCH_OUTSIDE) },
+  // The library's benchmark (synthesis) uses the library's sources, and nothing of the tests.
+  { files: ['bench/**'], rules: restrictImports('error', EXPORTER_DEEP, EXPORTER_RELATIVE, STACKS, TESTS) },
 );

@@ -1,7 +1,7 @@
 /**
  * Differential testing against the reference blackbox_exporter (Debian's 0.23.0): start it and ours on free
  * loopback ports with the same config YAML, probe both the same way, compare parsed metrics. Prober-agnostic:
- * any prober's differential test uses the same functions.
+ * any prober's differential test uses the same functions, and the benchmark starts both with them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';

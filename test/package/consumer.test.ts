@@ -46,7 +46,7 @@ describe('the packed packages', () => {
     expect(packs.probekit.files.filter((file) => /test|bench|\.ts$(?<!\.d\.ts)|^lib\/cdk8s\/app\.|^lib\/cli\/.*\.d\.ts$/.test(file))).toEqual([]);
   });
 
-  it('the exporter holds its contract, the bundle, the addon and its sources, the packaging folder, and no tests', () => {
+  it('the exporter holds its contract, the bundle, the addon and its sources, the packaging folder, and no tests, loopback servers or benchmark', () => {
     expect(packs.exporter.files).toEqual(
       expect.arrayContaining([
         'lib/src/contract/index.js',
@@ -58,7 +58,7 @@ describe('the packed packages', () => {
         'packaging/install.sh',
       ]),
     );
-    expect(packs.exporter.files.filter((file) => /test|^src\/|\.ts$(?<!\.d\.ts)|Dockerfile|build\.mjs/.test(file))).toEqual([]);
+    expect(packs.exporter.files.filter((file) => /test|loopback|bench|^src\/|\.ts$(?<!\.d\.ts)|Dockerfile|build\.mjs/.test(file))).toEqual([]);
   });
 
   it('neither declares an install script, and only the Pulumi program depends on @pulumi', () => {
