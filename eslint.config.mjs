@@ -7,8 +7,17 @@ import tseslint from 'typescript-eslint';
 // Import boundaries. Another package is used only through its entry point (`@probekit/exporter`, `probekit`), never
 // through a deep path or a relative path into its folder; the Pulumi program is no library; tests are not imported by
 // what ships. Package exports make the same deep imports fail at run time (test/package/exports.test.ts).
+//
+// One exception, for tests and the benchmark only: exporter/loopback/, the loopback servers (DNS, TCP, gRPC health),
+// the throw-away TLS fixtures and the harness that starts the reference exporter and ours. Every package's tests and
+// the exporter's benchmark need them, and the benchmark may not import test folders, so they sit in a folder of
+// their own; in the exporter package because the gRPC health server serves the exporter's own health definition.
+// They are not part of the contract (nor of the published package), so there is no entry point to import them by.
 const EXPORTER_DEEP = { regex: '^@probekit/exporter/', message: "Import the exporter's contract from '@probekit/exporter', its only entry point." };
 const EXPORTER_RELATIVE = { regex: '^\\.\\.?/(.*/)?exporter/', message: "Import the exporter's contract from '@probekit/exporter'; the exporter's own folders are its business." };
+const EXPORTER_BEYOND_LOOPBACK = { ...EXPORTER_RELATIVE, regex: '^\\.\\.?/(.*/)?exporter/(?!loopback/)' };
+const BENCH_OUTSIDE = { regex: '^\\.\\./(?!loopback/)', message: "The benchmark uses '@probekit/exporter', the exporter it starts and the servers of exporter/loopback." };
+const LOOPBACK = { regex: '^\\.\\.?/(.*/)?loopback(/|$)', message: 'exporter/loopback/ holds servers for tests and the benchmark, not part of what ships.' };
 const STACKS = { regex: '^(@probekit/stacks|\\.\\.?/(.*/)?stacks)(/|$)', message: 'stacks/ is the Pulumi program, not a library: move what you need into src/.' };
 const TESTS = { regex: '^\\.\\.?/(.*/)?test(/|$)', message: 'Test files are not part of what this folder ships or runs.' };
 const ROOT_PACKAGE = { regex: '^probekit(/|$)', message: 'The exporter does not depend on the construct library.' };
@@ -48,9 +57,16 @@ export default defineConfig(
   },
   { files: ['**/*.js'], languageOptions: { sourceType: 'commonjs', globals: { __dirname: 'readonly' } } },
   { files: ['src/**', 'examples/**'], rules: restrictImports('error', EXPORTER_DEEP, EXPORTER_RELATIVE, STACKS, TESTS) },
-  { files: ['test/**'], rules: restrictImports('error', EXPORTER_DEEP, EXPORTER_RELATIVE, STACKS) },
+  { files: ['test/**'], rules: restrictImports('error', EXPORTER_DEEP, EXPORTER_BEYOND_LOOPBACK, STACKS) },
   { files: ['stacks/**'], rules: restrictImports('error', EXPORTER_DEEP, EXPORTER_RELATIVE) },
+  { files: ['stacks/test/**'], rules: restrictImports('error', EXPORTER_DEEP, EXPORTER_BEYOND_LOOPBACK) },
   { files: ['exporter/**'], rules: restrictImports('error', ROOT_PACKAGE, STACKS) },
-  // The benchmark still borrows test servers and an exporter internal; until it has its own, a warning.
-  { files: ['bench/**'], rules: restrictImports('warn', EXPORTER_DEEP, EXPORTER_RELATIVE, STACKS, TESTS) },
+  { files: ['exporter/src/**'], rules: restrictImports('error', ROOT_PACKAGE, STACKS, TESTS, LOOPBACK) },
+  // The benchmark uses these servers too, so they must not lean on test folders either.
+  { files: ['exporter/loopback/**'], rules: restrictImports('error', ROOT_PACKAGE, STACKS, TESTS) },
+  // The exporter's benchmark runs the exporter as its users do, through the contract and the exporter process it
+  // starts, against the loopback servers: nothing else of the exporter's folder, and no tests.
+  { files: ['exporter/bench/**'], rules: restrictImports('error', EXPORTER_DEEP, ROOT_PACKAGE, STACKS, TESTS, BENCH_OUTSIDE) },
+  // The library's benchmark (synthesis) uses the library's sources, and nothing of the tests.
+  { files: ['bench/**'], rules: restrictImports('error', EXPORTER_DEEP, EXPORTER_RELATIVE, STACKS, TESTS) },
 );

@@ -9,8 +9,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { metricValue, parseMetrics } from '../../test/support/metrics-text';
-import { freePort } from '../../test/support/reference-exporter';
+import { metricValue, parseMetrics } from '../loopback/metrics-text';
+import { freePort } from '../loopback/reference-exporter';
 import { loadConfigFile } from '../src/config/load';
 import { EXPORTER_PORT, HEALTH_PATH } from '../src/contract/endpoints';
 

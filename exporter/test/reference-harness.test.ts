@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { describeWithBinaries } from '../../test/support/integration';
-import { REFERENCE_EXPORTER, startExporter, type RunningExporter } from '../../test/support/reference-exporter';
-import { metricValue } from '../../test/support/metrics-text';
+import { REFERENCE_EXPORTER, startExporter, type RunningExporter } from '../loopback/reference-exporter';
+import { metricValue } from '../loopback/metrics-text';
 
 describeWithBinaries([REFERENCE_EXPORTER])('differential harness: the reference exporter', () => {
   let target: Server;

@@ -9,7 +9,7 @@ import { apiKeyProvider, SearchEngineApiKey, type ApiKeyInputs, type ApiKeyOutpu
 import { ROLE_PRESETS } from 'probekit/search';
 import { ContractElasticsearch } from '../../test/support/elasticsearch';
 import { describeWithBinaries } from '../../test/support/integration';
-import { makeTestCa, OPENSSL, type TestCa } from '../../test/support/test-ca';
+import { makeTlsPem, OPENSSL, type TlsPem } from '../../exporter/loopback/tls-fixtures';
 import { isSecretValue } from './support/pulumi-mocks';
 
 // The dynamic-provider host (@pulumi/pulumi/cmd/dynamic-provider) loads providers with this module.
@@ -18,7 +18,7 @@ const requireFromString = require('require-from-string') as (code: string) => { 
 // The contract server's TLS certificates are made with openssl (Node has no API to issue one).
 describeWithBinaries([OPENSSL])('the API-key resource', () => {
   const PASSWORD = 'admin-pa55-NEVER-in-a-message';
-  let ca: TestCa;
+  let pki: TlsPem;
   const superuser = { cluster: ['all'], index: [{ names: ['*'], privileges: ['all'] }] };
 
   let es: ContractElasticsearch;
@@ -26,8 +26,8 @@ describeWithBinaries([OPENSSL])('the API-key resource', () => {
   let registeredInputs: Record<string, unknown>;
 
   beforeAll(async () => {
-    ca = makeTestCa();
-    es = await ContractElasticsearch.start({ users: { elastic: { password: PASSWORD, roles: { superuser } } }, ca });
+    pki = makeTlsPem();
+    es = await ContractElasticsearch.start({ users: { elastic: { password: PASSWORD, roles: { superuser } } }, pki });
 
     const registered: Record<string, unknown>[] = [];
     await pulumi.runtime.setMocks(
@@ -47,7 +47,7 @@ describeWithBinaries([OPENSSL])('the API-key resource', () => {
   beforeEach(() => es.requests.splice(0));
 
   function inputs(overrides: Partial<ApiKeyInputs> = {}): ApiKeyInputs {
-    return { url: es.url, username: 'elastic', password: PASSWORD, name: 'probekit-test', role: 'read-only', ca: ca.caCert, ...overrides };
+    return { url: es.url, username: 'elastic', password: PASSWORD, name: 'probekit-test', role: 'read-only', ca: pki.ca, ...overrides };
   }
 
   async function created(overrides: Partial<ApiKeyInputs> = {}): Promise<{ id: string; outs: ApiKeyOutputs }> {

@@ -12,7 +12,7 @@ import { parse as parseYaml } from 'yaml';
 import type { apiKeyProvider } from '../api-key';
 import { ContractElasticsearch } from '../../test/support/elasticsearch';
 import { describeWithBinaries } from '../../test/support/integration';
-import { makeTestCa, OPENSSL } from '../../test/support/test-ca';
+import { makeTlsPem, OPENSSL } from '../../exporter/loopback/tls-fixtures';
 
 // The dynamic-provider host (@pulumi/pulumi/cmd/dynamic-provider) loads providers with this module.
 const requireFromString = require('require-from-string') as (code: string) => { handler(): typeof apiKeyProvider };
@@ -48,11 +48,11 @@ it('loads and type-checks the program as the language host does, with Pulumi.dev
 // The contract server's TLS certificates are made with openssl.
 describeWithBinaries([OPENSSL])('the API key provider as compiled and serialized there', () => {
   it('creates and invalidates a key on the contract server', async () => {
-    const ca = makeTestCa();
-    const es = await ContractElasticsearch.start({ users: { elastic: { password: 'admin-password', roles: { superuser: { cluster: ['all'], index: [] } } } }, ca });
+    const pki = makeTlsPem();
+    const es = await ContractElasticsearch.start({ users: { elastic: { password: 'admin-password', roles: { superuser: { cluster: ['all'], index: [] } } } }, pki });
     try {
       const provider = requireFromString(loaded.providers[0]!).handler();
-      const inputs = { url: es.url, username: 'elastic', password: 'admin-password', name: 'probekit-dev', role: 'read-only' as const, ca: ca.caCert };
+      const inputs = { url: es.url, username: 'elastic', password: 'admin-password', name: 'probekit-dev', role: 'read-only' as const, ca: pki.ca };
       const { id, outs } = await provider.create(inputs);
       expect(es.apiKeys.get(id)!.invalidated).toBe(false);
       expect(outs!.encoded).toBe(Buffer.from(`${id}:${es.apiKeys.get(id)!.apiKey}`).toString('base64'));

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
-import { FROM_SOURCE } from '../support/from-source';
+import { FROM_SOURCE } from '../../exporter/loopback/from-source';
 import { tempDirPerTest } from '../support/temp-dir';
 
 const run = promisify(execFile);

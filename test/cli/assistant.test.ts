@@ -12,7 +12,7 @@ import { BUILT_IN_SKILLS } from '../../src/search/skills';
 import { runCli } from '../support/cli';
 import { ContractElasticsearch } from '../support/elasticsearch';
 import { describeWithBinaries } from '../support/integration';
-import { OPENSSL } from '../support/test-ca';
+import { OPENSSL } from '../../exporter/loopback/tls-fixtures';
 import { ECS_INDEX, LOG_INDICES, LOG_USERS } from '../search/fixtures/logs';
 
 // The tests' TLS certificates are made with openssl (Node has no API to issue one).
@@ -27,7 +27,7 @@ describeWithBinaries([OPENSSL])('probekit assistant', () => {
     es = await ContractElasticsearch.start({ users: LOG_USERS, indices: LOG_INDICES });
     token = es.addApiKey('elastic', 'assistant', ROLE_PRESETS['read-only']).encoded;
     caFile = join(dir, 'ca.pem');
-    writeFileSync(caFile, es.ca.caCert);
+    writeFileSync(caFile, es.pki.ca);
   });
   afterAll(() => es.close());
 

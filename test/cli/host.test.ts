@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { hostPaths } from '../../src/render';
 import { runCli } from '../support/cli';
-import { FROM_SOURCE } from '../support/from-source';
+import { FROM_SOURCE } from '../../exporter/loopback/from-source';
 import { tempDirPerTest } from '../support/temp-dir';
 
 const run = promisify(execFile);

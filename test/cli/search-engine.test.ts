@@ -11,7 +11,7 @@ import { renderSearchEngineSecret } from '../../src/render/search-engine-secret'
 import { ContractElasticsearch } from '../support/elasticsearch';
 import { runCli } from '../support/cli';
 import { describeWithBinaries } from '../support/integration';
-import { makeTestCa, OPENSSL } from '../support/test-ca';
+import { makeTlsPem, OPENSSL } from '../../exporter/loopback/tls-fixtures';
 
 // The tests' TLS certificates are made with openssl (Node has no API to issue one).
 describeWithBinaries([OPENSSL])('probekit search-engine', () => {
@@ -28,9 +28,9 @@ describeWithBinaries([OPENSSL])('probekit search-engine', () => {
 
   let es: ContractElasticsearch;
   beforeAll(async () => {
-    const ca = makeTestCa();
-    writeFileSync(caFile, ca.caCert);
-    es = await ContractElasticsearch.start({ users, ca });
+    const pki = makeTlsPem();
+    writeFileSync(caFile, pki.ca);
+    es = await ContractElasticsearch.start({ users, pki });
   });
   afterAll(() => es.close());
 

@@ -14,7 +14,7 @@ import { stringify } from 'yaml';
 import { parseSpec, readEnvSecret, type SpecInput } from '../../src/model';
 import { renderExporterConfig, renderScrapeJobs } from '../../src/render';
 import { describeWithBinaries } from '../support/integration';
-import { freePort, startExporter, type RunningExporter } from '../support/reference-exporter';
+import { freePort, startExporter, type RunningExporter } from '../../exporter/loopback/reference-exporter';
 
 const PROMETHEUS = '/usr/bin/prometheus';
 const TOKEN = 'e2e-token-7d41';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
-import { FROM_SOURCE } from '../support/from-source';
+import { FROM_SOURCE } from '../../exporter/loopback/from-source';
 import { describeWithNpmCache, npmEnv } from '../support/npm-cache';
 import { packPackages, type Packed } from '../support/pack';
 import { CONSUMER_DEV_DEPENDENCIES, consumerRegistrySpecs, LOWEST_PEERS, readPackageJson } from './consumer-dependencies';
@@ -46,7 +46,7 @@ describe('the packed packages', () => {
     expect(packs.probekit.files.filter((file) => /test|bench|\.ts$(?<!\.d\.ts)|^lib\/cdk8s\/app\.|^lib\/cli\/.*\.d\.ts$/.test(file))).toEqual([]);
   });
 
-  it('the exporter holds its contract, the bundle, the addon and its sources, the packaging folder, and no tests', () => {
+  it('the exporter holds its contract, the bundle, the addon and its sources, the packaging folder, and no tests, loopback servers or benchmark', () => {
     expect(packs.exporter.files).toEqual(
       expect.arrayContaining([
         'lib/src/contract/index.js',
@@ -58,7 +58,7 @@ describe('the packed packages', () => {
         'packaging/install.sh',
       ]),
     );
-    expect(packs.exporter.files.filter((file) => /test|^src\/|\.ts$(?<!\.d\.ts)|Dockerfile|build\.mjs/.test(file))).toEqual([]);
+    expect(packs.exporter.files.filter((file) => /test|loopback|bench|^src\/|\.ts$(?<!\.d\.ts)|Dockerfile|build\.mjs/.test(file))).toEqual([]);
   });
 
   it('neither declares an install script, and only the Pulumi program depends on @pulumi', () => {

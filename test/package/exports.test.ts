@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { FROM_SOURCE } from '../support/from-source';
+import { FROM_SOURCE } from '../../exporter/loopback/from-source';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..');

@@ -8,12 +8,12 @@ import { apiKeyRequest, createApiKey, invalidateApiKey, ROLE_PRESETS } from '../
 import { createSearchClient, SearchEngineError } from '../../src/search/connection';
 import { ContractElasticsearch } from '../support/elasticsearch';
 import { describeWithBinaries } from '../support/integration';
-import { makeTestCa, OPENSSL, type TestCa } from '../support/test-ca';
+import { makeTlsPem, OPENSSL, type TlsPem } from '../../exporter/loopback/tls-fixtures';
 
 // The tests' TLS certificates are made with openssl (Node has no API to issue one).
 describeWithBinaries([OPENSSL])('API keys', () => {
   const PASSWORD = 'pa55-w0rd-NEVER-printed';
-  let ca: TestCa;
+  let pki: TlsPem;
   const users = {
     elastic: { password: PASSWORD, roles: { superuser: { cluster: ['all'], index: [{ names: ['*'], privileges: ['all'] }] } } },
     viewer: { password: PASSWORD, roles: { viewer: { cluster: ['monitor'], index: [{ names: ['*'], privileges: ['read'] }] } } },
@@ -21,13 +21,13 @@ describeWithBinaries([OPENSSL])('API keys', () => {
 
   let es: ContractElasticsearch;
   beforeAll(async () => {
-    ca = makeTestCa();
-    es = await ContractElasticsearch.start({ users, ca });
+    pki = makeTlsPem();
+    es = await ContractElasticsearch.start({ users, pki });
   });
   afterAll(() => es.close());
   beforeEach(() => es.requests.splice(0));
 
-  const base = () => ({ url: es.url, username: 'elastic', password: PASSWORD, name: 'assistant', tls: { ca: ca.caCert } });
+  const base = () => ({ url: es.url, username: 'elastic', password: PASSWORD, name: 'assistant', tls: { ca: pki.ca } });
 
   async function failure(promise: Promise<unknown>): Promise<SearchEngineError> {
     const error = await promise.then(
@@ -59,7 +59,7 @@ describeWithBinaries([OPENSSL])('API keys', () => {
       expect(Buffer.from(key.encoded, 'base64').toString()).toBe(`${key.id}:${key.api_key}`);
 
       // The encoded value authenticates as `Authorization: ApiKey <encoded>`.
-      const client = createSearchClient({ url: es.url, tls: { ca: ca.caCert } }, { apiToken: key.encoded });
+      const client = createSearchClient({ url: es.url, tls: { ca: pki.ca } }, { apiToken: key.encoded });
       const me = await client.security.authenticate();
       await client.close();
       expect(me.api_key?.id).toBe(key.id);
@@ -135,14 +135,14 @@ describeWithBinaries([OPENSSL])('API keys', () => {
       expect(e.message).toMatch(
         new RegExp(`^creating the API key failed: TLS verification of ${es.url} failed \\(.*certificate.*\\); give the engine's CA with --ca-file, or --insecure to skip verification$`),
       );
-      const other = makeTestCa('another CA');
-      expect((await failure(createApiKey({ ...base(), tls: { ca: other.caCert } }))).failure).toBe('tls');
+      const other = makeTlsPem({ caName: 'another CA' });
+      expect((await failure(createApiKey({ ...base(), tls: { ca: other.ca } }))).failure).toBe('tls');
       const key = await createApiKey({ ...base(), tls: { insecure: true } });
       expect(key.name).toBe('assistant');
     });
 
     it('timeout', async () => {
-      const slow = await ContractElasticsearch.start({ users, ca, delayMs: 1500 });
+      const slow = await ContractElasticsearch.start({ users, pki, delayMs: 1500 });
       try {
         const e = await failure(createApiKey({ ...base(), url: slow.url, timeoutMs: 300 }));
         expect(e.failure).toBe('timeout');
@@ -153,7 +153,7 @@ describeWithBinaries([OPENSSL])('API keys', () => {
     });
 
     it('a server that is not Elasticsearch (no x-elastic-product header)', async () => {
-      const impostor = await ContractElasticsearch.start({ users, ca, notElasticsearch: true });
+      const impostor = await ContractElasticsearch.start({ users, pki, notElasticsearch: true });
       try {
         const e = await failure(createApiKey({ ...base(), url: impostor.url }));
         expect(e.failure).toBe('not-elasticsearch');
@@ -165,7 +165,7 @@ describeWithBinaries([OPENSSL])('API keys', () => {
     it('5xx: any other status, with the reason', async () => {
       const broken = await ContractElasticsearch.start({
         users,
-        ca,
+        pki,
         override: () => ({ status: 500, body: { error: { root_cause: [{ type: 'exception', reason: 'shard failure' }], type: 'exception', reason: 'shard failure' }, status: 500 } }),
       });
       try {
@@ -181,26 +181,26 @@ describeWithBinaries([OPENSSL])('API keys', () => {
     it('sends DELETE /_security/api_key with the id; the key stops authenticating', async () => {
       const key = await createApiKey({ ...base(), role: 'all-access' });
       es.requests.splice(0);
-      const result = await invalidateApiKey({ url: es.url, username: 'elastic', password: PASSWORD, id: key.id, tls: { ca: ca.caCert } });
+      const result = await invalidateApiKey({ url: es.url, username: 'elastic', password: PASSWORD, id: key.id, tls: { ca: pki.ca } });
       expect(result).toEqual({ invalidated: [key.id], previouslyInvalidated: [] });
       expect(es.requests[0]).toMatchObject({ method: 'DELETE', path: '/_security/api_key', body: { ids: [key.id] } });
       expect(es.requests[0]!.headers['content-type']).toBe('application/json');
 
-      const client = createSearchClient({ url: es.url, tls: { ca: ca.caCert } }, { apiToken: key.encoded });
+      const client = createSearchClient({ url: es.url, tls: { ca: pki.ca } }, { apiToken: key.encoded });
       await expect(client.security.authenticate()).rejects.toMatchObject({ statusCode: 401 });
       await client.close();
 
-      const again = await invalidateApiKey({ url: es.url, username: 'elastic', password: PASSWORD, id: key.id, tls: { ca: ca.caCert } });
+      const again = await invalidateApiKey({ url: es.url, username: 'elastic', password: PASSWORD, id: key.id, tls: { ca: pki.ca } });
       expect(again).toEqual({ invalidated: [], previouslyInvalidated: [key.id] });
     });
 
     it('an unknown id is an error', async () => {
-      const e = await failure(invalidateApiKey({ url: es.url, username: 'elastic', password: PASSWORD, id: 'nope', tls: { ca: ca.caCert } }));
+      const e = await failure(invalidateApiKey({ url: es.url, username: 'elastic', password: PASSWORD, id: 'nope', tls: { ca: pki.ca } }));
       expect(e.message).toBe('invalidating API key nope failed: the engine knows no key with this id');
     });
 
     it('401 with a wrong password', async () => {
-      const e = await failure(invalidateApiKey({ url: es.url, username: 'elastic', password: 'bad', id: 'x', tls: { ca: ca.caCert } }));
+      const e = await failure(invalidateApiKey({ url: es.url, username: 'elastic', password: 'bad', id: 'x', tls: { ca: pki.ca } }));
       expect(e.failure).toBe('unauthorized');
     });
   });
@@ -208,7 +208,7 @@ describeWithBinaries([OPENSSL])('API keys', () => {
   describe('the contract server', () => {
     it('lists keys with GET /_security/api_key as Elasticsearch does', async () => {
       const key = await createApiKey({ ...base(), name: 'listed', role: 'read-only' });
-      const client = createSearchClient({ url: es.url, tls: { ca: ca.caCert } }, { username: 'elastic', password: PASSWORD });
+      const client = createSearchClient({ url: es.url, tls: { ca: pki.ca } }, { username: 'elastic', password: PASSWORD });
       const listed = await client.security.getApiKey({ id: key.id });
       await expect(client.security.getApiKey({ id: 'missing' })).rejects.toMatchObject({ statusCode: 404 });
       await client.close();

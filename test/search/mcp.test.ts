@@ -17,13 +17,13 @@ import { ROLE_PRESETS } from '../../src/search/api-key';
 import { createSearchClient } from '../../src/search/connection';
 import { createSkillsMcpServer } from '../../src/search/mcp';
 import { SEARCH_ENGINE_ENV, SKILLS_SERVER_HEALTH_PATH } from '../../src/search/skills-server';
-import { FROM_SOURCE } from '../support/from-source';
+import { FROM_SOURCE } from '../../exporter/loopback/from-source';
 import { checkSkills, createSkillContext, loadCustomSkills, type Skill } from '../../src/search/skill';
 import { BUILT_IN_SKILLS } from '../../src/search/skills';
 import { runCli } from '../support/cli';
 import { ContractElasticsearch } from '../support/elasticsearch';
 import { describeWithBinaries } from '../support/integration';
-import { OPENSSL } from '../support/test-ca';
+import { OPENSSL } from '../../exporter/loopback/tls-fixtures';
 import { CHECKOUT, ECS_INDEX, FLUENT_INDEX, LOG_INDICES, LOG_USERS } from './fixtures/logs';
 
 // The tests' TLS certificates are made with openssl (Node has no API to issue one).
@@ -40,7 +40,7 @@ describeWithBinaries([OPENSSL])('the skills over MCP', () => {
     es = await ContractElasticsearch.start({ users: LOG_USERS, indices: LOG_INDICES });
     token = es.addApiKey('elastic', 'assistant', ROLE_PRESETS['read-only']).encoded;
     caFile = join(dir, 'ca.pem');
-    writeFileSync(caFile, es.ca.caCert);
+    writeFileSync(caFile, es.pki.ca);
     skills = [...BUILT_IN_SKILLS, ...(await loadCustomSkills(CUSTOM))];
     checkSkills(skills);
   });
@@ -85,7 +85,7 @@ describeWithBinaries([OPENSSL])('the skills over MCP', () => {
 
   describe('MCP', () => {
     it('in memory: publishes every skill with its description and JSON schema, and answers every call', async () => {
-      const esClient = createSearchClient({ url: es.url, tls: { ca: es.ca.caCert } }, { apiToken: token });
+      const esClient = createSearchClient({ url: es.url, tls: { ca: es.pki.ca } }, { apiToken: token });
       closers.push(() => esClient.close());
       const server = createSkillsMcpServer(skills, createSkillContext({ client: esClient, url: es.url }), '0.0.0-test');
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

@@ -13,7 +13,7 @@ import { createSkillContext, runSkill, SkillInputError, type SkillContext } from
 import { BUILT_IN_SKILLS } from '../../src/search/skills';
 import { ContractElasticsearch } from '../support/elasticsearch';
 import { describeWithBinaries } from '../support/integration';
-import { OPENSSL } from '../support/test-ca';
+import { OPENSSL } from '../../exporter/loopback/tls-fixtures';
 import { CART, CHECKOUT, ECS_INDEX, EXPLICIT_INDEX, FLUENT_INDEX, LAYOUTS, LOG_INDICES, LOG_USERS, PAYMENTS, rows, type Row } from './fixtures/logs';
 
 // The tests' TLS certificates are made with openssl (Node has no API to issue one).
@@ -32,7 +32,7 @@ describeWithBinaries([OPENSSL])('skills', () => {
   });
 
   function context(fields = {}): SkillContext {
-    const client = createSearchClient({ url: es.url, tls: { ca: es.ca.caCert } }, { apiToken: token });
+    const client = createSearchClient({ url: es.url, tls: { ca: es.pki.ca } }, { apiToken: token });
     clients.push(client);
     return createSkillContext({ client, url: es.url, fields });
   }
@@ -299,7 +299,7 @@ describeWithBinaries([OPENSSL])('skills', () => {
 
     it('a token without access to an index named outright gets 403 in one line', async () => {
       const narrow = es.addApiKey('elastic', 'narrow', { narrow: { cluster: [], index: [{ names: ['audit-*'], privileges: ['read', 'view_index_metadata'] }] } });
-      const client = createSearchClient({ url: es.url, tls: { ca: es.ca.caCert } }, { apiToken: narrow.encoded });
+      const client = createSearchClient({ url: es.url, tls: { ca: es.pki.ca } }, { apiToken: narrow.encoded });
       clients.push(client);
       const error = await runSkill(BUILT_IN_SKILLS, 'fetch_logs', { index: ECS_INDEX }, createSkillContext({ client, url: es.url })).catch((e: unknown) => e);
       expect((error as Error).message).toMatch(

@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { makeTestCa, type TestCa } from './test-ca';
+import { makeTlsPem, type TlsPem } from '../../exporter/loopback/tls-fixtures';
 
 export interface ContractRole {
   readonly cluster: readonly string[];
@@ -72,7 +72,7 @@ export interface ContractElasticsearchOptions {
   /** Answers instead of the contract when it returns something (for failures no contract rule produces). */
   readonly override?: (request: RecordedRequest) => ContractResponse | undefined;
   /** Reuse a CA across servers; one is made per server otherwise. */
-  readonly ca?: TestCa;
+  readonly pki?: TlsPem;
 }
 
 /** Cluster privileges and the ones they imply (Elasticsearch's built-in privilege hierarchy, the part we use). */
@@ -415,15 +415,15 @@ const TIME_VALUE = /^\d+(nanos|micros|ms|s|m|h|d)$/;
 export class ContractElasticsearch {
   readonly requests: RecordedRequest[] = [];
   readonly apiKeys = new Map<string, ContractApiKey>();
-  readonly ca: TestCa;
+  readonly pki: TlsPem;
   private readonly server: Server;
   private readonly indices: Map<string, ContractIndex>;
   private port = 0;
 
   private constructor(private readonly options: ContractElasticsearchOptions) {
-    this.ca = options.ca ?? makeTestCa();
+    this.pki = options.pki ?? makeTlsPem();
     this.indices = new Map(Object.entries(options.indices ?? {}));
-    this.server = createServer({ cert: this.ca.serverCert, key: this.ca.serverKey }, (req, res) => void this.handle(req, res));
+    this.server = createServer({ cert: this.pki.serverCert, key: this.pki.serverKey }, (req, res) => void this.handle(req, res));
   }
 
   static async start(options: ContractElasticsearchOptions = {}): Promise<ContractElasticsearch> {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { loadConfigFile, parseConfig } from '../../src/config/load';
 import type { CompiledModule } from '../../src/config/module';
 import type { HttpSettings } from '../../src/probers/http/definition';
-import { seedModulesYaml } from '../../../test/support/seed-modules';
+import { documentedModulesYaml } from '../support/documented-modules';
 import { configProblems } from '../support/config-problems';
 
 function httpOf(module: CompiledModule): HttpSettings {
@@ -29,7 +29,7 @@ describe('config loading', () => {
   });
 
   it('accepts the documented http_2xx, http_2xx_with_header and http_post_2xx modules, with the deprecated no_follow_redirects', () => {
-    const config = parseConfig(`modules:\n${seedModulesYaml({ authentication: 'Bearer <ACCESS_TOKEN>', acceptLanguage: 'en-US', postBody: '{}' })}`, 'blackbox.yml');
+    const config = parseConfig(`modules:\n${documentedModulesYaml({ authentication: 'Bearer <ACCESS_TOKEN>', acceptLanguage: 'en-US', postBody: '{}' })}`, 'blackbox.yml');
     expect(Object.keys(config.modules)).toEqual(['http_2xx', 'http_2xx_with_header', 'http_post_2xx']);
     expect(config.modules.http_2xx.written.http?.no_follow_redirects).toBe(false);
     expect(httpOf(config.modules.http_2xx).followRedirects).toBe(true);

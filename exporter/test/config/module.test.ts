@@ -18,8 +18,8 @@ import { Logger, ProbeLog } from '../../src/log';
 import { probe } from '../../src/probers';
 import { PROBER_DEFINITIONS, PROBER_NAMES, type ProberName } from '../../src/probers/registry';
 import { deadlineIn } from '../../src/probers/shared/deadline';
-import { startDnsTestServer, ZONE, type DnsTestServer } from '../../../test/support/dns-test-server';
-import { startTcpTestServer, type TcpTestServer } from '../../../test/support/tcp-test-server';
+import { startDnsTestServer, ZONE, type DnsTestServer } from '../../loopback/dns-test-server';
+import { startTcpTestServer, type TcpTestServer } from '../../loopback/tcp-test-server';
 
 const PATTERNS = ['status: (ok|fine)', '(?i)error', '^v0$', 'v[0-9]+', '^220 (?P<host>\\S+)', `www\\.probe\\.test\\.\\s+\\d+\\s+IN\\s+A`];
 

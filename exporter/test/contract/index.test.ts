@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join, relative } from 'node:path';
-import { FROM_SOURCE } from '../../../test/support/from-source';
+import { FROM_SOURCE } from '../../loopback/from-source';
 
 const EXPORTER = join(__dirname, '../..');
 const CONTRACT = join(EXPORTER, 'src/contract/index.ts');

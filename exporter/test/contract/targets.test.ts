@@ -10,7 +10,7 @@ import type { ModuleInput } from '../../src/config/schema';
 import { targetProblem } from '../../src/contract/targets';
 import type { ProberName } from '../../src/probers/registry';
 import { runModule } from '../support/probe-run';
-import { freePort } from '../../../test/support/reference-exporter';
+import { freePort } from '../../loopback/reference-exporter';
 
 const NOT_A_URL = 'is not a URL; write it as http://host[:port]/path or https://host[:port]/path';
 const NOT_TCP_HOST_PORT = 'is not host:port; a tcp module needs the port, for example example.com:443 or [::1]:443';

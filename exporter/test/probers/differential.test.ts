@@ -7,13 +7,13 @@
 import { stringify } from 'yaml';
 import type { ConfigInput } from '../../src/config/schema';
 import { describeWithBinaries } from '../../../test/support/integration';
-import type { Sample } from '../../../test/support/metrics-text';
-import { REFERENCE_EXPORTER, startPair, type ExporterPair } from '../../../test/support/reference-exporter';
+import type { Sample } from '../../loopback/metrics-text';
+import { REFERENCE_EXPORTER, startPair, type ExporterPair } from '../../loopback/reference-exporter';
 import { rawSocketsAllowed } from '../support/icmp-privileges';
-import { startDnsTestServer, ZONE, type DnsTestServer } from '../../../test/support/dns-test-server';
-import { startGrpcHealthServer, type GrpcHealthServer } from '../support/grpc-health-server';
-import { startTcpTestServer, type TcpTestServer } from '../../../test/support/tcp-test-server';
-import { makeTlsFixtures, type TlsFixtures } from '../../../test/support/tls-fixtures';
+import { startDnsTestServer, ZONE, type DnsTestServer } from '../../loopback/dns-test-server';
+import { startGrpcHealthServer, type GrpcHealthServer } from '../../loopback/grpc-health-server';
+import { startTcpTestServer, type TcpTestServer } from '../../loopback/tcp-test-server';
+import { makeTlsFixtures, type TlsFixtures } from '../../loopback/tls-fixtures';
 
 /** Samples that measure time differ from run to run; everything else must be equal. */
 const TIMED = /duration_seconds|lookup_time_seconds/;

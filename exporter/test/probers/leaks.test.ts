@@ -3,13 +3,13 @@
  * no socket, TLS session, gRPC channel or ICMP socket outlives its probe.
  */
 import type { ModuleInput } from '../../src/config/schema';
-import { startDnsTestServer, ZONE, type DnsTestServer } from '../../../test/support/dns-test-server';
-import { startGrpcHealthServer, type GrpcHealthServer } from '../support/grpc-health-server';
+import { startDnsTestServer, ZONE, type DnsTestServer } from '../../loopback/dns-test-server';
+import { startGrpcHealthServer, type GrpcHealthServer } from '../../loopback/grpc-health-server';
 import { rawSocketsAllowed } from '../support/icmp-privileges';
 import { openDescriptors, settledAt } from '../../../test/support/open-handles';
 import { runModule } from '../support/probe-run';
-import { startTcpTestServer, type TcpTestServer } from '../../../test/support/tcp-test-server';
-import { makeTlsFixtures, type TlsFixtures } from '../../../test/support/tls-fixtures';
+import { startTcpTestServer, type TcpTestServer } from '../../loopback/tcp-test-server';
+import { makeTlsFixtures, type TlsFixtures } from '../../loopback/tls-fixtures';
 
 describe('tcp, dns, icmp and grpc probes leave no descriptor behind', () => {
   let fixtures: TlsFixtures;

@@ -10,9 +10,9 @@ import { promisify } from 'node:util';
 import { Logger } from '../../src/log';
 import { Exporter } from '../../src/server/exporter-server';
 import { probeTimeoutSeconds } from '../../src/server/probe-handler';
-import { metricValue, parseMetrics } from '../../../test/support/metrics-text';
-import { FROM_SOURCE } from '../../../test/support/from-source';
-import { freePort, OUR_EXPORTER_MAIN } from '../../../test/support/reference-exporter';
+import { metricValue, parseMetrics } from '../../loopback/metrics-text';
+import { FROM_SOURCE } from '../../loopback/from-source';
+import { freePort, OUR_EXPORTER_MAIN } from '../../loopback/reference-exporter';
 
 const GOOD = `modules:
   http_2xx:

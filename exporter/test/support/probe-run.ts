@@ -7,7 +7,7 @@ import { Logger, ProbeLog } from '../../src/log';
 import { probe } from '../../src/probers';
 import { deadlineIn } from '../../src/probers/shared/deadline';
 import type { ProbeOptions } from '../../src/probers/types';
-import { parseMetrics, type Sample } from '../../../test/support/metrics-text';
+import { parseMetrics, type Sample } from '../../loopback/metrics-text';
 
 export interface ProbeRun {
   readonly success: boolean;

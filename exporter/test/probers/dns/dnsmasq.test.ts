@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { describeWithBinaries } from '../../../../test/support/integration';
-import { metricValue, type Sample } from '../../../../test/support/metrics-text';
-import { REFERENCE_EXPORTER, freePort, startPair, type ExporterPair } from '../../../../test/support/reference-exporter';
+import { metricValue, type Sample } from '../../../loopback/metrics-text';
+import { REFERENCE_EXPORTER, freePort, startPair, type ExporterPair } from '../../../loopback/reference-exporter';
 
 const DNSMASQ = '/usr/sbin/dnsmasq';
 

@@ -1,9 +1,9 @@
 import type { ModuleInput } from '../../../src/config/schema';
-import { metricNames, metricValue } from '../../../../test/support/metrics-text';
+import { metricNames, metricValue } from '../../../loopback/metrics-text';
 import { handlesLeftAfter, openHandles } from '../../../../test/support/open-handles';
 import { runModule } from '../../support/probe-run';
-import { SOA_SERIAL, ZONE, startDnsTestServer, type DnsTestServer } from '../../../../test/support/dns-test-server';
-import { makeTlsFixtures, type TlsFixtures } from '../../../../test/support/tls-fixtures';
+import { SOA_SERIAL, ZONE, startDnsTestServer, type DnsTestServer } from '../../../loopback/dns-test-server';
+import { makeTlsFixtures, type TlsFixtures } from '../../../loopback/tls-fixtures';
 
 type DnsSettings = NonNullable<ModuleInput['dns']>;
 

@@ -1,10 +1,10 @@
 import type { ModuleInput } from '../../../src/config/schema';
-import { metricNames, metricValue } from '../../../../test/support/metrics-text';
+import { metricNames, metricValue } from '../../../loopback/metrics-text';
 import { handlesLeftAfter, openHandles } from '../../../../test/support/open-handles';
 import { runModule } from '../../support/probe-run';
-import { startGrpcHealthServer, type GrpcHealthServer } from '../../support/grpc-health-server';
-import { startTcpTestServer, type TcpTestServer } from '../../../../test/support/tcp-test-server';
-import { makeTlsFixtures, type TlsFixtures } from '../../../../test/support/tls-fixtures';
+import { startGrpcHealthServer, type GrpcHealthServer } from '../../../loopback/grpc-health-server';
+import { startTcpTestServer, type TcpTestServer } from '../../../loopback/tcp-test-server';
+import { makeTlsFixtures, type TlsFixtures } from '../../../loopback/tls-fixtures';
 
 type GrpcSettings = NonNullable<ModuleInput['grpc']>;
 

@@ -9,10 +9,10 @@ import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { describeWithBinaries } from '../../../../test/support/integration';
-import { metricNames, metricValue, type Sample } from '../../../../test/support/metrics-text';
-import { REFERENCE_EXPORTER, startPair, type ExporterPair } from '../../../../test/support/reference-exporter';
-import { makeTlsFixtures, type TlsFixtures } from '../../../../test/support/tls-fixtures';
-import { seedModulesYaml } from '../../../../test/support/seed-modules';
+import { metricNames, metricValue, type Sample } from '../../../loopback/metrics-text';
+import { REFERENCE_EXPORTER, startPair, type ExporterPair } from '../../../loopback/reference-exporter';
+import { makeTlsFixtures, type TlsFixtures } from '../../../loopback/tls-fixtures';
+import { documentedModulesYaml } from '../../support/documented-modules';
 
 /** Metrics newer than 0.23.0 that we return on purpose (upstream added them later). */
 const NEWER_THAN_REFERENCE = new Set(['probe_tls_cipher_info']);
@@ -84,7 +84,7 @@ function handler(request: IncomingMessage, response: ServerResponse): void {
 }
 
 const CONFIG = `modules:
-${seedModulesYaml({ authentication: 'Bearer test-token', acceptLanguage: 'en-US', postBody: '{"probe":true}' })}  no_redirects:
+${documentedModulesYaml({ authentication: 'Bearer test-token', acceptLanguage: 'en-US', postBody: '{"probe":true}' })}  no_redirects:
     prober: http
     http:
       preferred_ip_protocol: ip4

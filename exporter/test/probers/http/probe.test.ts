@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { MAX_REDIRECTS } from '../../../src/probers/http/probe';
-import { metricValue, type Sample } from '../../../../test/support/metrics-text';
+import { metricValue, type Sample } from '../../../loopback/metrics-text';
 import { runProbe } from '../../support/probe-run';
-import { makeTlsFixtures, type TlsFixtures } from '../../../../test/support/tls-fixtures';
+import { makeTlsFixtures, type TlsFixtures } from '../../../loopback/tls-fixtures';
 
 // Both servers' responses offer the same methods used here; typed as HTTP/1's for brevity.
 type Handler = (request: IncomingMessage | Http2ServerRequest, response: ServerResponse, body: string) => void;

@@ -9,8 +9,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { dirname, join, posix, resolve } from 'node:path';
 import { rawSocketsAllowed } from '../../support/icmp-privileges';
-import { metricValue, parseMetrics } from '../../../../test/support/metrics-text';
-import { freePort } from '../../../../test/support/reference-exporter';
+import { metricValue, parseMetrics } from '../../../loopback/metrics-text';
+import { freePort } from '../../../loopback/reference-exporter';
 
 const ROOT = resolve(__dirname, '../../../..');
 const ADDON = join(ROOT, 'exporter/native/build/Release/icmp_socket.node');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { echoPayload, echoRequest, isExpectedReply } from '../../../src/probers/icmp/echo';
 import { openIcmpSocket, type IcmpSocket } from '../../../src/probers/icmp/socket';
 import type { ModuleInput } from '../../../src/config/schema';
-import { metricValue } from '../../../../test/support/metrics-text';
+import { metricValue } from '../../../loopback/metrics-text';
 import { rawSocketsAllowed } from '../../support/icmp-privileges';
 import { runModule, type ProbeRun } from '../../support/probe-run';
 import { requireBinary } from '../../../../test/support/integration';

@@ -3,7 +3,7 @@ import { ipAddressHash, resolveTargetAddress, type Lookup } from '../../../src/p
 import { deadlineIn } from '../../../src/probers/shared/deadline';
 import { compileIpPreference } from '../../../src/probers/shared/ip-protocol';
 import { Logger, ProbeLog } from '../../../src/log';
-import { metricValue, parseMetrics } from '../../../../test/support/metrics-text';
+import { metricValue, parseMetrics } from '../../../loopback/metrics-text';
 
 const quiet = new Logger('error', () => undefined);
 

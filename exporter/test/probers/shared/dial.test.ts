@@ -10,8 +10,8 @@ import { Resources } from '../../../src/probers/shared/resources';
 import { DeadlineExceeded, deadlineIn } from '../../../src/probers/shared/deadline';
 import { connectTcp, dial, secureSocket } from '../../../src/probers/shared/dial';
 import { handlesLeftAfter, openHandles } from '../../../../test/support/open-handles';
-import { startTcpTestServer, type TcpTestServer } from '../../../../test/support/tcp-test-server';
-import { makeTlsFixtures, type TlsFixtures } from '../../../../test/support/tls-fixtures';
+import { startTcpTestServer, type TcpTestServer } from '../../../loopback/tcp-test-server';
+import { makeTlsFixtures, type TlsFixtures } from '../../../loopback/tls-fixtures';
 
 describe("the probers' dialer", () => {
   let fixtures: TlsFixtures;

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { compileTlsConfig, tlsConfigSchema, type TlsConfig } from '../../../src/probers/shared/tls-config';
 import { recordTlsMetrics, tlsConnectionOptions, UNVERIFIED_CHAIN_EXPIRY } from '../../../src/probers/shared/tls';
-import { makeTlsFixtures, type TlsFixtures } from '../../../../test/support/tls-fixtures';
-import { metricValue, parseMetrics } from '../../../../test/support/metrics-text';
+import { makeTlsFixtures, type TlsFixtures } from '../../../loopback/tls-fixtures';
+import { metricValue, parseMetrics } from '../../../loopback/metrics-text';
 
 let pki: TlsFixtures;
 let server: Server;

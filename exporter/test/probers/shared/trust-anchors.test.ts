@@ -1,7 +1,7 @@
 /** Ending a verified chain in the trust anchor the server did not send, as Go's VerifiedChains do. */
 import { X509Certificate } from 'node:crypto';
 import { trustAnchors, verifiedChain } from '../../../src/probers/shared/trust-anchors';
-import { makeTlsFixtures, type TlsFixtures } from '../../../../test/support/tls-fixtures';
+import { makeTlsFixtures, type TlsFixtures } from '../../../loopback/tls-fixtures';
 
 let pki: TlsFixtures;
 let other: TlsFixtures;

@@ -1,9 +1,9 @@
 import type { ModuleInput } from '../../../src/config/schema';
-import { metricNames, metricValue } from '../../../../test/support/metrics-text';
+import { metricNames, metricValue } from '../../../loopback/metrics-text';
 import { handlesLeftAfter, openHandles } from '../../../../test/support/open-handles';
 import { runModule, runProbe } from '../../support/probe-run';
-import { BANNER, startTcpTestServer, type TcpTestServer } from '../../../../test/support/tcp-test-server';
-import { makeTlsFixtures, type TlsFixtures } from '../../../../test/support/tls-fixtures';
+import { BANNER, startTcpTestServer, type TcpTestServer } from '../../../loopback/tcp-test-server';
+import { makeTlsFixtures, type TlsFixtures } from '../../../loopback/tls-fixtures';
 
 type TcpSettings = NonNullable<ModuleInput['tcp']>;
 

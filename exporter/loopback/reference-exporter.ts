@@ -1,7 +1,7 @@
 /**
  * Differential testing against the reference blackbox_exporter (Debian's 0.23.0): start it and ours on free
  * loopback ports with the same config YAML, probe both the same way, compare parsed metrics. Prober-agnostic:
- * any prober's differential test uses the same functions.
+ * any prober's differential test uses the same functions, and the benchmark starts both with them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -15,7 +15,7 @@ import { parseMetrics, type Sample } from './metrics-text';
 export const REFERENCE_EXPORTER = '/usr/bin/prometheus-blackbox-exporter';
 
 /** Our exporter's entry point, run from source through tsx so tests need no build. */
-export const OUR_EXPORTER_MAIN = resolve(__dirname, '../../exporter/src/main.ts');
+export const OUR_EXPORTER_MAIN = resolve(__dirname, '../src/main.ts');
 
 export interface ProbeResult {
   readonly status: number;

@@ -1,16 +1,17 @@
 /**
  * The targets of npm run bench, in a process of their own so that serving them does not compete with the
- * load generator in the bench process. Reuses the test servers of test/support. Prints the ports as one JSON
- * line (see TargetPorts) and exits when its stdin closes, so it never outlives the bench, even one that crashed.
- * Usage: node --import tsx bench/target-server.ts <server certificate file> <server key file>
+ * load generator in the bench process. Serves with the loopback servers the tests use (exporter/loopback). Prints
+ * the ports as one JSON line (see TargetPorts) and exits when its stdin closes, so it never outlives the bench, even
+ * one that crashed.
+ * Usage: node --import tsx exporter/bench/target-server.ts <server certificate file> <server key file>
  */
 import { readFileSync } from 'node:fs';
 import type { AddressInfo, Server } from 'node:net';
 import http from 'node:http';
 import http2 from 'node:http2';
-import { startDnsTestServer } from '../test/support/dns-test-server';
-import { startGrpcHealthServer } from '../exporter/test/support/grpc-health-server';
-import { startTcpTestServer } from '../test/support/tcp-test-server';
+import { startDnsTestServer } from '../loopback/dns-test-server';
+import { startGrpcHealthServer } from '../loopback/grpc-health-server';
+import { startTcpTestServer } from '../loopback/tcp-test-server';
 
 export interface TargetPorts {
   readonly http: number;

@@ -1,4 +1,4 @@
-/** Reading the Prometheus text format in tests: samples by name and labels. */
+/** Reading the Prometheus text format in tests and the exporter harness: samples by name and labels. */
 export interface Sample {
   readonly name: string;
   readonly labels: Readonly<Record<string, string>>;

@@ -1,5 +1,6 @@
 /**
- * A line-based TCP server for tests, on loopback, plain or behind TLS, speaking a small SMTP-like dialogue:
+ * A line-based TCP server for tests and the benchmark, on loopback, plain or behind TLS, speaking a small
+ * SMTP-like dialogue:
  *   - on connect it sends its banner (`220 probe.test ESMTP ready id=abc123` unless told otherwise);
  *   - `STARTTLS` is answered `220 ready` and the connection upgrades to TLS (when it has a certificate);
  *   - `QUIT` closes; any other line is echoed back as `250 <line>` (`250-secure` first once upgraded).

@@ -4,7 +4,7 @@
  * as the reference health server does. The service names asked and the authority (host) of each call are recorded.
  */
 import { Server, ServerCredentials, status, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
-import { healthService, type HealthCheckRequest, type HealthCheckResponse, type ServingStatus } from '../../src/probers/grpc/health';
+import { healthService, type HealthCheckRequest, type HealthCheckResponse, type ServingStatus } from '../src/probers/grpc/health';
 
 const STATUSES: Record<string, ServingStatus> = { '': 'SERVING', up: 'SERVING', down: 'NOT_SERVING', starting: 'UNKNOWN' };
 

@@ -13,10 +13,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { stringify } from 'yaml';
 import type { ConfigInput, ModuleInput } from '@probekit/exporter';
-import { openIcmpSocket } from '../exporter/src/probers/icmp/socket';
-import { ZONE } from '../test/support/dns-test-server';
-import { makeTlsFixtures } from '../test/support/tls-fixtures';
-import { REFERENCE_EXPORTER, startExporter, type RunningExporter, type StartOptions } from '../test/support/reference-exporter';
+import { ZONE } from '../loopback/dns-test-server';
+import { makeTlsFixtures } from '../loopback/tls-fixtures';
+import { REFERENCE_EXPORTER, startExporter, type RunningExporter, type StartOptions } from '../loopback/reference-exporter';
 import type { TargetPorts } from './target-server';
 
 const SECONDS_PER_RUN = Number(process.env.BENCH_SECONDS ?? 5);
@@ -25,7 +24,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SCENARIO_FILTER = process.env.BENCH_SCENARIOS?.split(',')
   .map((name) => name.trim())
   .filter(Boolean);
-const BUNDLE = resolve(__dirname, '../exporter/dist/probekit-exporter.js');
+const BUNDLE = resolve(__dirname, '../dist/probekit-exporter.js');
 const TARGET_SERVER = resolve(__dirname, 'target-server.ts');
 
 interface Scenario {
@@ -34,22 +33,24 @@ interface Scenario {
   readonly module: string;
   readonly config: ModuleInput;
   readonly target: string;
-  /** Why it cannot run here, when it cannot. */
-  readonly unavailable?: () => string | undefined;
+  /** Why it cannot run here, when it cannot: asked with the bench's config and the way it runs ours. */
+  readonly unavailable?: (config: string, ours: StartOptions) => Promise<string | undefined>;
 }
 
-/** Both exporters need an ICMP socket: a ping socket (net.ipv4.ping_group_range) or a raw one (root, CAP_NET_RAW). */
-function icmpUnavailable(): string | undefined {
-  const refusals: string[] = [];
-  for (const raw of [false, true]) {
-    try {
-      openIcmpSocket({ family: 4, raw }, () => undefined).close();
-      return undefined;
-    } catch (error) {
-      refusals.push((error as Error).message);
-    }
+/**
+ * Both exporters need an ICMP socket: a ping socket (net.ipv4.ping_group_range) or a raw one (root, CAP_NET_RAW),
+ * and ours its addon. Our exporter, started as the bench starts it and so with the same privileges, is asked with
+ * one debug probe: when it could open no socket, its log says why. Any other failure is the measurement's to report.
+ */
+async function icmpUnavailable(config: string, ours: StartOptions): Promise<string | undefined> {
+  const exporter = await startExporter('ours', config, ours);
+  try {
+    const { text } = await exporter.probe({ module: 'icmp', target: '127.0.0.1', params: { debug: 'true' } });
+    const refusal = /msg="Error listening to socket".* err="((?:[^"\\]|\\.)*)"/.exec(text)?.[1];
+    return refusal === undefined ? undefined : `this process can open no ICMP socket, which both exporters need (${refusal})`;
+  } finally {
+    await exporter.stop();
   }
-  return `this process can open no ICMP socket, which both exporters need (${refusals.join('; ')})`;
 }
 
 function scenarios(ports: TargetPorts, caFile: string): Scenario[] {
@@ -241,7 +242,7 @@ async function main(): Promise<void> {
     );
     console.log(`${'scenario'.padEnd(COLUMNS.scenario)} ${'metric'.padEnd(COLUMNS.metric)} ${'reference'.padStart(9)} ${'ours'.padStart(9)} ${'ours/ref'.padStart(9)}`);
     for (const scenario of selected) {
-      const unavailable = scenario.unavailable?.();
+      const unavailable = await scenario.unavailable?.(config, oursOptions);
       if (unavailable !== undefined) {
         console.log(`${scenario.label.padEnd(COLUMNS.scenario)} skipped: ${unavailable}`);
         continue;

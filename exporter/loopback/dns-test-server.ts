@@ -1,6 +1,6 @@
 /**
- * An authoritative DNS server for tests, on loopback, over UDP, TCP and (optionally) DNS over TLS, built
- * on dns-packet. It serves the zone `probe.test.` and behaves on purpose for some names:
+ * An authoritative DNS server for tests and the benchmark, on loopback, over UDP, TCP and (optionally) DNS over
+ * TLS, built on dns-packet. It serves the zone `probe.test.` and behaves on purpose for some names:
  *   - unknown names get NXDOMAIN with the zone's SOA in the authority section;
  *   - `big.probe.test.` is truncated over UDP (TC set, no records) and answered whole over TCP;
  *   - `silent.probe.test.` is never answered.
