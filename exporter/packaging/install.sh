@@ -178,7 +178,8 @@ else
   config_file=${config_flag#--config.file=}
   check=$("$node_here" "$staging$bundle_path" --config.check "--config.file=$staging$config_file" 2>&1) || fail "the exporter refuses the rendered config: $check"
 fi
-agent_service=${agent_service:-$(manifest_value agent-service)}
+# The agent's unit: named, else the one the install recorded (uninstalling), else the vendor's.
+[ -n "$agent_service" ] || [ "$uninstall" -eq 0 ] || agent_service=$(manifest_value agent-service)
 agent_service=${agent_service:-$vendor-agent.service}
 unit_name=$(basename "${unit_file:-$(manifest_value unit)}")
 [ "$unit_name" != . ] || fail "the record ${root}$MANIFEST names no unit"

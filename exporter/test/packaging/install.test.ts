@@ -260,6 +260,38 @@ const present = releaseToolsPresent() && rootHere() && requireBinary(PROMETHEUS)
     }, 60_000);
   });
 
+  describe('a live install, on this machine', () => {
+    it('creates the service user, gives it the secret file, prints what systemd would do, and uninstall removes the user', async () => {
+      // In a mount namespace whose /etc, /opt and /var are copy-on-write over a tmpfs: what the installer writes there
+      // (the user in /etc/passwd included) is gone with the namespace, and the machine is left as it was. A mount that
+      // fails stops the script before the installer runs.
+      const installer = join(bundles.amd64!, 'install.sh');
+      const script = [
+        'set -e',
+        'layer=$(mktemp -d)',
+        'mount -t tmpfs tmpfs "$layer"',
+        'for folder in etc opt var; do',
+        '  mkdir -p "$layer/$folder/upper" "$layer/$folder/work"',
+        '  mount -t overlay overlay -o "lowerdir=/$folder,upperdir=$layer/$folder/upper,workdir=$layer/$folder/work" "/$folder"',
+        'done',
+        `bash ${installer} --exporter blackbox --vendor acme --spec spec.yaml`,
+        'echo "user: $(getent passwd probekit-exporter | cut -d: -f3,7)"',
+        'echo "secret: $(stat -c %U:%a /etc/acme/exporters/blackbox/secrets/private.authentication)"',
+        'bash /opt/probekit/exporter/install.sh --exporter blackbox --uninstall',
+        'echo "after: $(getent passwd probekit-exporter || echo no user) $(ls /etc/acme 2>/dev/null || echo no /etc/acme)"',
+      ].join('\n');
+      const { stdout } = await run('unshare', ['--mount', '--', 'sh', '-c', script], { cwd: work, env: { ...process.env, INSTALL_TEST_TOKEN: TOKEN } });
+      expect(stdout).toContain('installed (amd64) the probekit exporter under /; systemd does not run here, so on the machine, as root, run:\n  systemctl daemon-reload\n');
+      expect(stdout).not.toContain('useradd');
+      const [uid, shell] = /^user: (\d+):(\S+)$/m.exec(stdout)!.slice(1);
+      expect([Number(uid) < 1000, shell]).toEqual([true, '/usr/sbin/nologin']);
+      expect(stdout).toContain('\nsecret: probekit-exporter:600\n');
+      expect(stdout).toContain('uninstalled the probekit exporter under /;');
+      expect(stdout).toContain('\nafter: no user no /etc/acme\n');
+      expect(existsSync('/opt/probekit')).toBe(false);
+    }, 60_000);
+  });
+
   describe('arguments', () => {
     it('without arguments, or with one it does not know, prints the usage and exits 2', async () => {
       for (const args of [[], ['--bogus']]) {
