@@ -46,7 +46,7 @@ describe('the packed packages', () => {
     expect(packs.probekit.files.filter((file) => /test|bench|\.ts$(?<!\.d\.ts)|^lib\/cdk8s\/app\.|^lib\/cli\/.*\.d\.ts$/.test(file))).toEqual([]);
   });
 
-  it('the exporter holds its contract, the bundle, the addon and its sources, the packaging folder, and no tests, loopback servers or benchmark', () => {
+  it('the exporter holds its contract, the bundle, the addon and its sources, the license, and no tests, loopback servers, benchmark or packaging (a machine installs from the release bundles)', () => {
     expect(packs.exporter.files).toEqual(
       expect.arrayContaining([
         'lib/src/contract/index.js',
@@ -55,10 +55,10 @@ describe('the packed packages', () => {
         'native/binding.gyp',
         'native/icmp_socket.c',
         'native/build/Release/icmp_socket.node',
-        'packaging/install.sh',
+        'LICENSE',
       ]),
     );
-    expect(packs.exporter.files.filter((file) => /test|loopback|bench|^src\/|\.ts$(?<!\.d\.ts)|Dockerfile|build\.mjs/.test(file))).toEqual([]);
+    expect(packs.exporter.files.filter((file) => /test|loopback|bench|packaging|^src\/|\.ts$(?<!\.d\.ts)|Dockerfile|build\.mjs/.test(file))).toEqual([]);
   });
 
   it('neither declares an install script, and only the Pulumi program depends on @pulumi', () => {
