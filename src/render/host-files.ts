@@ -8,7 +8,8 @@ import { EXPORTER_PORT, exporterArgs, HEALTH_PATH } from '@probekit/exporter';
 import { ProblemsError, type FieldPath } from '@probekit/exporter';
 import { requireEnvSecret, type Environment, type Spec } from '../model';
 import { renderExporterConfig } from './exporter-config';
-import { LOCAL_EXPORTER_ADDRESS, renderScrapeJobs } from './scrape-job';
+import { renderHostMonitoringFiles } from './host-monitoring-files';
+import { LOCAL_EXPORTER_ADDRESS, renderExporterScrapeJob, renderScrapeJobs } from './scrape-job';
 
 export interface HostFile {
   /** Absolute path on the machine. */
@@ -55,7 +56,8 @@ export interface HostFilesOptions {
 }
 
 export function renderHostFiles(spec: Spec, options: HostFilesOptions = {}): HostFile[] {
-  const paths = hostPaths(options.vendor ?? DEFAULT_VENDOR);
+  const vendor = options.vendor ?? DEFAULT_VENDOR;
+  const paths = hostPaths(vendor);
   const { config, secretFiles } = renderExporterConfig(spec, paths.secretsDir);
   const secrets = secretFiles.map((file): HostFile => {
     const field: FieldPath = ['modules', file.module, 'http', 'headers', file.header];
@@ -67,8 +69,13 @@ export function renderHostFiles(spec: Spec, options: HostFilesOptions = {}): Hos
   return [
     { path: paths.exporterConfig, content: stringify(config, { lineWidth: 0 }), mode: 0o644 },
     ...secrets,
-    { path: paths.agentConfig, content: addScrapeJobs(options.existingAgentConfig ?? '', renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS), options.agentConfigSource), mode: 0o644 },
+    {
+      path: paths.agentConfig,
+      content: addScrapeJobs(options.existingAgentConfig ?? '', [...renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS), renderExporterScrapeJob(LOCAL_EXPORTER_ADDRESS)], options.agentConfigSource),
+      mode: 0o644,
+    },
     { path: paths.unit, content: exporterUnit(paths), mode: 0o644 },
+    ...renderHostMonitoringFiles(spec, vendor),
   ];
 }
 

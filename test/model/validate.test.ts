@@ -23,10 +23,15 @@ describe('spec defaults', () => {
       replicas: 1,
       serviceName: 'blackbox-exporter',
       resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
+      externalUrl: 'http://localhost:9115',
     });
-    expect(spec.jobs[0]).toEqual({ name: 'blackbox-exporter', module: 'http_2xx', targets: ['https://example.com'], scrapeInterval: '30s', scrapeTimeout: '30s', labels: {} });
-    expect(spec.agent).toEqual({ chartKey: 'agent', exporterKey: 'blackbox-exporter', enableExporter: true });
+    const thresholds = { downFor: '5m', slowerThan: '1s', slowFor: '10m', certificateWarningDays: 21, certificateCriticalDays: 7 };
+    expect(spec.jobs[0]).toEqual({ name: 'blackbox-exporter', module: 'http_2xx', targets: ['https://example.com'], scrapeInterval: '30s', scrapeTimeout: '30s', labels: {}, alerts: thresholds });
+    expect(spec.agent).toEqual({ chartKey: 'agent', exporterKey: 'blackbox-exporter', enableExporter: true, scrapeJobs: true });
     expect(spec.searchEngine).toBeUndefined();
+    expect(spec.dashboard).toEqual({ enabled: true, title: 'Endpoints', uid: 'probekit-endpoints', labels: { grafana_dashboard: '1' } });
+    expect(spec.alerts).toEqual({ enabled: true, thresholds });
+    expect(spec.operator).toBeUndefined();
   });
 
   it('the scrape timeout defaults to 30s, or to the interval when that is shorter', () => {
@@ -215,7 +220,7 @@ describe('every problem at once, in words', () => {
     expect(problemsOf(null)).toEqual([
       'the spec is empty; write at least jobs: with one job and the module it names, for example modules: { http_2xx: { preset: http_2xx } } and jobs: [{ module: http_2xx, targets: [https://example.com] }]',
     ]);
-    expect(problemsOf(['jobs'])).toEqual(['the spec must be a mapping of its fields (namespace, exporter, modules, jobs, agent, searchEngine), not a list']);
+    expect(problemsOf(['jobs'])).toEqual(['the spec must be a mapping of its fields (namespace, exporter, modules, jobs, agent, searchEngine, dashboard, alerts, operator), not a list']);
     expect(problemsOf({ modules: 'http_2xx', jobs: 'all' })).toEqual([
       'modules: must be a mapping of module name to module, not the text "http_2xx"',
       'jobs: must be a list of jobs, not the text "all"',

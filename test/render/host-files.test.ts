@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { parseSpec } from '../../src/model';
-import { addScrapeJobs, renderHostFiles, renderScrapeJobs, LOCAL_EXPORTER_ADDRESS } from '../../src/render';
+import { addScrapeJobs, renderExporterScrapeJob, renderHostFiles, renderScrapeJobs, LOCAL_EXPORTER_ADDRESS } from '../../src/render';
 import { describeWithBinaries } from '../support/integration';
 
 const run = promisify(execFile);
@@ -33,6 +33,8 @@ describe('single-machine files', () => {
       '/etc/acme/exporters/blackbox/secrets/with_token.authentication',
       '/etc/acme/agent-config.yaml',
       '/etc/systemd/system/probekit-exporter.service',
+      '/etc/acme/dashboards/probekit-endpoints.json',
+      '/etc/acme/rules/probekit.rules.yaml',
     ]);
   });
 
@@ -42,9 +44,9 @@ describe('single-machine files', () => {
     );
   });
 
-  it('the agent file has the jobs under scrape_configs, scraping localhost:9115', () => {
+  it("the agent file has the jobs under scrape_configs, scraping localhost:9115, and the exporter's own job", () => {
     const agent = parse(byPath['/etc/acme/agent-config.yaml'].content);
-    expect(agent.scrape_configs).toEqual(renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS));
+    expect(agent.scrape_configs).toEqual([...renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS), renderExporterScrapeJob(LOCAL_EXPORTER_ADDRESS)]);
     expect(agent.scrape_configs[0].relabel_configs[2]).toEqual({ target_label: '__address__', replacement: 'localhost:9115' });
   });
 
