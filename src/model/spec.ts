@@ -138,7 +138,9 @@ export const thresholdsSchema = z.strictObject({
 });
 
 /** An availability objective in percent of successful probes over 30 days, such as 99.9. */
-const sloSchema = z.number().gt(0, 'must be more than 0 (percent of successful probes)').lt(100, 'must be less than 100: an objective of 100% leaves no error budget to alert on');
+const sloSchema = z.number().refine((percent) => percent > 0 && percent < 100, {
+  message: 'must be more than 0 and less than 100: the percent of probes that succeed, such as 99.9 (100 would leave no error budget to alert on)',
+});
 
 export const jobSchema = z.strictObject({
   name: z.string().min(1).optional(),

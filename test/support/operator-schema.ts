@@ -30,7 +30,7 @@ process.stdout.write(JSON.stringify(problems));
 `;
 
 /** One entry per object: undefined when it validates, else what the schema says is wrong. */
-export function operatorSchemaProblems(objects: ReadonlyArray<Record<string, unknown>>): Promise<Array<string | undefined>> {
+export function operatorSchemaProblems(objects: readonly object[]): Promise<Array<string | undefined>> {
   return new Promise((resolve, reject) => {
     const child = execFile(process.execPath, ['--input-type=module', '-e', SCRIPT], { cwd: ROOT }, (error, stdout, stderr) => {
       if (error) reject(new Error(`${error.message}\n${stderr}`));
