@@ -6,9 +6,8 @@
 import { Chart } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct, type IConstruct } from 'constructs';
-import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { DEFAULTS, kubernetesObjectName } from '../model';
-import { buildDashboard, type DashboardOptions } from '../render/dashboard';
+import { buildDashboard, dashboardFileText, type DashboardJson, type DashboardOptions } from '../render/dashboard';
 import { probekitLabels } from '../render/labels';
 
 export interface EndpointsDashboardProps {
@@ -31,7 +30,7 @@ export class EndpointsDashboard extends Construct {
     return scope.node.findAll().filter((child): child is EndpointsDashboard => child instanceof EndpointsDashboard);
   }
 
-  readonly dashboard: Dashboard;
+  readonly dashboard: DashboardJson;
   readonly configMap: kplus.ConfigMap;
 
   constructor(scope: Construct, id: string, props: EndpointsDashboardProps = {}) {
@@ -56,6 +55,6 @@ export class EndpointsDashboard extends Construct {
   }
 
   toJson(): string {
-    return `${JSON.stringify(this.dashboard, null, 2)}\n`;
+    return dashboardFileText(this.dashboard);
   }
 }

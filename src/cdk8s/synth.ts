@@ -4,8 +4,8 @@
  */
 import { App } from 'cdk8s';
 import type { Environment, Spec } from '../model';
-import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import type { AgentChartValues } from '../render/agent-values';
+import type { DashboardJson } from '../render/dashboard';
 import type { RuleFile } from '../render/alert-rules';
 import { ProbekitChart } from './probekit';
 
@@ -14,7 +14,7 @@ export interface Synthesized {
   readonly manifests: Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- Kubernetes objects of every kind, which callers index into
   readonly agentValues: AgentChartValues;
   /** The endpoints dashboard (also in the manifests, as a ConfigMap), unless the spec turns it off. */
-  readonly dashboard?: Dashboard;
+  readonly dashboard?: DashboardJson;
   /** The alert rule file's content, unless the spec turns alerts off. */
   readonly alertRules?: RuleFile;
 }

@@ -17,7 +17,6 @@ import {
   ThresholdsMode,
   VariableRefresh,
   VariableSort,
-  type Dashboard,
   type DynamicConfigValue,
   type ValueMapping,
 } from '@grafana/grafana-foundation-sdk/dashboard';
@@ -67,6 +66,20 @@ interface TableColumn {
   readonly properties?: DynamicConfigValue[];
 }
 
+/**
+ * The dashboard as Grafana reads it: the JSON of the SDK's model. The SDK's own types stay inside probekit: its
+ * entry points resolve only under `moduleResolution` node16 and later, and probekit's declarations must also work
+ * with the classic `node`.
+ */
+export interface DashboardJson {
+  readonly uid: string;
+  readonly title: string;
+  readonly schemaVersion: number;
+  readonly panels: ReadonlyArray<Record<string, unknown>>;
+  readonly templating: { readonly list: ReadonlyArray<Record<string, unknown>> };
+  readonly [field: string]: unknown;
+}
+
 export interface DashboardOptions extends Pick<DashboardSettings, 'title' | 'uid'> {
   /** Where a browser reaches the exporter: the base of the debug links. */
   readonly exporterUrl: string;
@@ -86,16 +99,25 @@ export function dashboardOptions(spec: Pick<Spec, 'dashboard' | 'exporter' | 'al
   };
 }
 
-export function renderDashboard(spec: Pick<Spec, 'dashboard' | 'exporter' | 'alerts'>): Dashboard {
+export function renderDashboard(spec: Pick<Spec, 'dashboard' | 'exporter' | 'alerts'>): DashboardJson {
   return buildDashboard(dashboardOptions(spec));
 }
 
 /** The dashboard as the JSON file Grafana imports and its sidecar reads. */
 export function renderDashboardJson(spec: Pick<Spec, 'dashboard' | 'exporter' | 'alerts'>): string {
-  return `${JSON.stringify(renderDashboard(spec), null, 2)}\n`;
+  return dashboardFileText(renderDashboard(spec));
 }
 
-export function buildDashboard(options: DashboardOptions): Dashboard {
+export function dashboardFileText(dashboard: DashboardJson): string {
+  return `${JSON.stringify(dashboard, null, 2)}\n`;
+}
+
+export function buildDashboard(options: DashboardOptions): DashboardJson {
+  return JSON.parse(JSON.stringify(buildWithSdk(options))) as DashboardJson;
+}
+
+/** Built through the SDK's builders, so that every panel, query, variable and link has Grafana's shape. */
+function buildWithSdk(options: DashboardOptions) {
   let nextId = 1;
   const id = (): number => nextId++;
   // Each link opens a fresh probe of that target with its module, so it shows what happens now.

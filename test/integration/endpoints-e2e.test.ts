@@ -27,7 +27,7 @@ import { makeTlsFixtures, OPENSSL, type TlsFixtures } from '../../exporter/loopb
 import { describeWithBinaries } from '../support/integration';
 import { eventually, PROMETHEUS, startPrometheus, type PrometheusAlert, type RunningPrometheus } from '../support/prometheus';
 import { operatorProbeScrapeConfig } from '../support/prometheus-operator';
-import { interpolate, interpolateLink, labelValuesQuery, panelQueries, type DashboardJson } from '../support/grafana';
+import { interpolate, interpolateLink, labelValuesQuery, panelQueries, lookInto } from '../support/grafana';
 
 const SLOW_MS = 700;
 
@@ -217,7 +217,7 @@ describeWithBinaries([PROMETHEUS, OPENSSL])('the endpoints monitored end to end:
 
   it('every query of every dashboard panel returns data, with the variables as Grafana puts them in', async () => {
     await firing(server, expectedAlerts());
-    const dashboard = JSON.parse(JSON.stringify(renderDashboard(spec))) as DashboardJson;
+    const dashboard = lookInto(renderDashboard(spec));
     const now = Date.now() / 1000;
     const context = { selections: {}, rangeSeconds: 300, intervalSeconds: 15 };
     const empty: string[] = [];
@@ -237,7 +237,7 @@ describeWithBinaries([PROMETHEUS, OPENSSL])('the endpoints monitored end to end:
   }, 60_000);
 
   it("choosing one target (a URL full of regex metacharacters) narrows every panel's query to exactly it", async () => {
-    const dashboard = JSON.parse(JSON.stringify(renderDashboard(spec))) as DashboardJson;
+    const dashboard = lookInto(renderDashboard(spec));
     const context = { selections: { instance: [targets.tlsFailing] }, rangeSeconds: 300, intervalSeconds: 15 };
     for (const query of panelQueries(dashboard).filter((candidate) => candidate.instant && !/^(sum|count|avg)\(/.test(candidate.expr))) {
       const samples = await server.query(interpolate(query.expr, dashboard, context));
@@ -248,7 +248,7 @@ describeWithBinaries([PROMETHEUS, OPENSSL])('the endpoints monitored end to end:
   }, 30_000);
 
   it("the dashboard's debug links, filled in as Grafana fills them, open the exporter's debug output for the target", async () => {
-    const dashboard = JSON.parse(JSON.stringify(renderDashboard(spec))) as DashboardJson;
+    const dashboard = lookInto(renderDashboard(spec));
     const urls = dashboard.panels.flatMap((panel) => [
       ...(panel.fieldConfig?.defaults?.links ?? []).map((link: { url: string }) => link.url),
       ...(panel.fieldConfig?.overrides ?? []).flatMap((override: { properties: Array<{ id: string; value: Array<{ url: string }> }> }) =>

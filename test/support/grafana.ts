@@ -6,6 +6,7 @@
  * as `(a|b)`; "All" becomes the variable's allValue; `$__range` is the time range in seconds, `$__interval` the step.
  * Data links put `${__field.labels.x:percentencode}` and `${__data.fields.x:percentencode}` in URL-encoded.
  */
+import type { DashboardJson } from '../../src/render';
 
 export interface PanelQuery {
   readonly panel: string;
@@ -14,9 +15,12 @@ export interface PanelQuery {
   readonly instant: boolean;
 }
 
-export interface DashboardJson {
-  readonly panels: ReadonlyArray<Record<string, any>>;
-  readonly templating: { readonly list: ReadonlyArray<Record<string, any>> };
+/** The dashboard's JSON, looked into as Grafana does: panels and variables of many shapes. */
+export type Dashboard = Record<string, any> & { readonly panels: ReadonlyArray<Record<string, any>>; readonly templating: { readonly list: ReadonlyArray<Record<string, any>> } };
+
+/** The rendered dashboard, to look into. */
+export function lookInto(dashboard: DashboardJson): Dashboard {
+  return dashboard as Dashboard;
 }
 
 /** A variable's choice: "All", or the values picked. */
@@ -33,9 +37,9 @@ function regexEscape(value: string): string {
   return value.replace(/\\/g, '\\\\\\\\').replace(/[$^*{}[\]+?.()|]/g, '\\\\$&');
 }
 
-export function interpolate(expr: string, dashboard: DashboardJson, context: QueryContext): string {
+export function interpolate(expr: string, dashboard: DashboardJson | Dashboard, context: QueryContext): string {
   let result = expr.replaceAll('$__range', `${context.rangeSeconds}s`).replaceAll('$__interval', `${context.intervalSeconds}s`);
-  for (const variable of dashboard.templating.list.filter((candidate) => candidate.type === 'query')) {
+  for (const variable of (dashboard as Dashboard).templating.list.filter((candidate) => candidate.type === 'query')) {
     const selection = context.selections[variable.name] ?? 'All';
     const escaped = selection === 'All' ? variable.allValue : selection.length === 1 ? regexEscape(selection[0]) : `(${selection.map(regexEscape).join('|')})`;
     result = result.replaceAll(`\${${variable.name}}`, escaped).replace(new RegExp(`\\$${variable.name}\\b`, 'g'), () => escaped);
@@ -45,8 +49,8 @@ export function interpolate(expr: string, dashboard: DashboardJson, context: Que
 }
 
 /** Every query of every panel, rows' panels included. */
-export function panelQueries(dashboard: DashboardJson): PanelQuery[] {
-  const panels = dashboard.panels.flatMap((panel) => (panel.type === 'row' ? [panel, ...(panel.panels ?? [])] : [panel]));
+export function panelQueries(dashboard: DashboardJson | Dashboard): PanelQuery[] {
+  const panels = (dashboard as Dashboard).panels.flatMap((panel) => (panel.type === 'row' ? [panel, ...(panel.panels ?? [])] : [panel]));
   return panels.flatMap((panel) => (panel.targets ?? []).map((target: Record<string, any>) => ({ panel: panel.title, refId: target.refId, expr: target.expr, instant: target.instant === true })));
 }
 
