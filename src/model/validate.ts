@@ -134,7 +134,14 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
   problems.push(...checkDuplicateJobNames(jobs));
   problems.push(...checkThresholds(['alerts', 'thresholds'], alerts?.thresholds ?? {}, thresholds));
   jobs.forEach(([index, job]) => problems.push(...checkThresholds(['jobs', index, 'alerts'], (input.jobs as Array<{ alerts?: Partial<AlertThresholds> }>)[index].alerts ?? {}, job.alerts)));
-  if (operator && (operator.probes ?? DEFAULTS.operator.probes)) problems.push(...checkProbeObjectNames(jobs));
+  const probeObjects = operator !== undefined && (operator.probes ?? DEFAULTS.operator.probes);
+  if (probeObjects) problems.push(...checkProbeObjectNames(jobs));
+  if (agent?.scrapeJobs === false && !probeObjects) {
+    problems.push({
+      path: ['agent', 'scrapeJobs'],
+      message: 'is false but no Probe objects replace the scrape jobs, so nothing would probe the targets; add operator: {} for Probe objects, or remove scrapeJobs',
+    });
+  }
 
   if (options.env) problems.push(...checkEnvReferences(modules, searchEngine?.apiToken, options.env));
   if (problems.length > 0) throw new SpecError(problems, options.source);

@@ -353,4 +353,11 @@ describe('the dashboard, the alerts and the Operator in the spec', () => {
     expect(problemsOf(minimal({ operator: {}, jobs }))).toEqual(['jobs[1].name: makes the Probe object name "blackbox-exporter", as jobs[0].name does; rename one of the jobs']);
     expect(parseSpec(minimal({ operator: { probes: false }, jobs })).jobs).toHaveLength(2);
   });
+
+  it('agent.scrapeJobs: false only where Probe objects replace the scrape jobs', () => {
+    expect(problemsOf(minimal({ agent: { scrapeJobs: false } }))).toEqual([
+      'agent.scrapeJobs: is false but no Probe objects replace the scrape jobs, so nothing would probe the targets; add operator: {} for Probe objects, or remove scrapeJobs',
+    ]);
+    expect(parseSpec(minimal({ agent: { scrapeJobs: false }, operator: {} })).agent.scrapeJobs).toBe(false);
+  });
 });
