@@ -9,7 +9,8 @@ import { EXPORTER_PORT, exporterArgs, HEALTH_PATH } from '@probekit/exporter';
 import { ProblemsError, type FieldPath, type Problem } from '@probekit/exporter';
 import { readEnvSecret, unsetVariableProblem, type Environment, type Spec } from '../model';
 import { renderExporterConfig } from './exporter-config';
-import { LOCAL_EXPORTER_ADDRESS, renderScrapeJobs } from './scrape-job';
+import { renderHostMonitoringFiles } from './host-monitoring-files';
+import { LOCAL_EXPORTER_ADDRESS, renderExporterScrapeJob, renderScrapeJobs } from './scrape-job';
 
 export interface HostFile {
   /** Absolute path on the machine. */
@@ -74,7 +75,8 @@ export interface HostFilesOptions {
  * from its own environment (README, Single machine).
  */
 export function renderHostFiles(spec: Spec, options: HostFilesOptions = {}): HostFile[] {
-  const paths = hostPaths(options.vendor ?? DEFAULT_VENDOR);
+  const vendor = options.vendor ?? DEFAULT_VENDOR;
+  const paths = hostPaths(vendor);
   const { config, secretFiles } = renderExporterConfig(spec, paths.secretsDir);
   const problems: Problem[] = [];
   const secrets = secretFiles.flatMap((file): HostFile[] => {
@@ -89,7 +91,8 @@ export function renderHostFiles(spec: Spec, options: HostFilesOptions = {}): Hos
   });
   if (problems.length > 0) throw new ProblemsError(problems);
 
-  const jobs = renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS);
+  // The exporter's own job too: the alert on a failed config reload needs its metrics.
+  const jobs = [...renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS), renderExporterScrapeJob(LOCAL_EXPORTER_ADDRESS)];
   const previousJobs = readAgentJobs(options.existingAgentJobs, options.agentJobsSource);
   const agentConfig = syncScrapeJobs(options.existingAgentConfig ?? '', jobs, { previousJobs, source: options.agentConfigSource });
   const icmp = Object.values(spec.modules).some((module) => module.prober === 'icmp');
@@ -99,6 +102,7 @@ export function renderHostFiles(spec: Spec, options: HostFilesOptions = {}): Hos
     { path: paths.agentConfig, content: agentConfig, mode: 0o644 },
     { path: paths.agentJobs, content: agentJobsRecord(paths.agentConfig, jobs), mode: 0o644 },
     { path: paths.unit, content: exporterUnit(paths, { icmp }), mode: 0o644 },
+    ...renderHostMonitoringFiles(spec, vendor),
   ];
 }
 

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { hostPaths } from '../../src/render';
+import { hostMonitoringPaths, hostPaths } from '../../src/render';
 import { runCli } from '../support/cli';
 import { FROM_SOURCE } from '../../exporter/loopback/from-source';
 import { tempDirPerTest } from '../support/temp-dir';
@@ -25,7 +25,7 @@ describe('probekit host render, as a program', () => {
     const out = join(dir, 'host');
     await run(process.execPath, [...FROM_SOURCE, 'src/cli/main.ts', 'host', 'render', '--spec', specFile, '--out', out], { cwd: root });
     const paths = hostPaths('probekit');
-    expect(parse(readFileSync(join(out, paths.agentConfig), 'utf8')).scrape_configs).toHaveLength(1);
+    expect(parse(readFileSync(join(out, paths.agentConfig), 'utf8')).scrape_configs.map((job: { job_name: string }) => job.job_name)).toEqual(['blackbox-exporter', 'probekit-exporter']);
     expect(statSync(join(out, paths.exporterConfig)).isFile()).toBe(true);
     expect(statSync(join(out, paths.unit)).isFile()).toBe(true);
   });
@@ -37,8 +37,13 @@ describe("probekit host render, in the caller's directory", () => {
     writeFileSync(join(dir, 'spec.yaml'), SPEC);
     const result = await runCli(['host', 'render', '--spec', 'spec.yaml', '--out', 'tree', '--vendor', 'acme'], {}, undefined, dir);
     const paths = hostPaths('acme');
-    expect(result).toEqual({ code: 0, stderr: '', stdout: [paths.exporterConfig, paths.agentConfig, paths.agentJobs, paths.unit].map((path) => `${join('tree', path)}\n`).join('') });
-    expect(parse(readFileSync(join(dir, 'tree', paths.agentConfig), 'utf8')).scrape_configs).toHaveLength(1);
+    const monitoring = hostMonitoringPaths('acme', 'probekit-endpoints');
+    expect(result).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: [paths.exporterConfig, paths.agentConfig, paths.agentJobs, paths.unit, monitoring.dashboard, monitoring.rules].map((path) => `${join('tree', path)}\n`).join(''),
+    });
+    expect(parse(readFileSync(join(dir, 'tree', paths.agentConfig), 'utf8')).scrape_configs).toHaveLength(2);
   });
 
   it('a spec file that cannot be read is a mistake in the command line, named by its flag', async () => {
@@ -80,7 +85,7 @@ describe("probekit host render, in the caller's directory", () => {
     expect(await runCli(['host', 'render', '--spec', 'spec.yaml', '--vendor', 'acme', '--from', 'machine', '--out', 'staged'], {}, undefined, dir)).toMatchObject({ code: 0 });
     const staged = readFileSync(join(dir, 'staged', paths.agentConfig), 'utf8');
     expect(staged.startsWith('# by hand\nscrape_configs:\n  - job_name: node\n')).toBe(true);
-    expect(parse(staged).scrape_configs.map((job: { job_name: string }) => job.job_name)).toEqual(['node', 'blackbox-exporter']);
+    expect(parse(staged).scrape_configs.map((job: { job_name: string }) => job.job_name)).toEqual(['node', 'blackbox-exporter', 'probekit-exporter']);
     expect(readFileSync(join(dir, 'machine', paths.agentConfig), 'utf8')).toBe('# by hand\nscrape_configs:\n  - job_name: node\n');
   });
 

@@ -174,7 +174,7 @@ describeWithNpmCache(consumerRegistrySpecs())('a cdk8s app that installs the pac
     expect(parseYaml(manifests[0].data['blackbox.yml']).modules).toEqual(expect.objectContaining({ http_2xx: expect.objectContaining({ prober: 'http' }), ping: { prober: 'icmp' } }));
     expect(manifests[1].spec.template.spec.containers[0].securityContext.capabilities).toEqual({ add: ['NET_RAW'], drop: ['ALL'] });
     const values = parseYaml(readFileSync(join(consumer, 'dist', 'probes.agent-values.yaml'), 'utf8'));
-    expect(values.agent.extraScrapeConfigs.map((job: { job_name: string }) => job.job_name)).toEqual(['web']);
+    expect(values.agent.extraScrapeConfigs.map((job: { job_name: string }) => job.job_name)).toEqual(['web', 'probekit-exporter']);
     expect(values.agent.extraScrapeConfigs[0].relabel_configs[2]).toEqual({ target_label: '__address__', replacement: 'blackbox-exporter.monitoring.svc:9115' });
 
     const fromSource = join(work, 'from-source');

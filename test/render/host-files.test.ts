@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { parseSpec } from '../../src/model';
-import { exporterUnit, hostPaths, removeHostJobs, renderHostFiles, renderScrapeJobs, syncScrapeJobs, LOCAL_EXPORTER_ADDRESS } from '../../src/render';
+import { exporterUnit, hostPaths, removeHostJobs, renderExporterScrapeJob, renderHostFiles, renderScrapeJobs, syncScrapeJobs, LOCAL_EXPORTER_ADDRESS } from '../../src/render';
 import { describeWithBinaries } from '../support/integration';
 
 const run = promisify(execFile);
@@ -35,11 +35,13 @@ describe('single-machine files', () => {
       '/etc/acme/agent-config.yaml',
       '/etc/acme/exporters/blackbox/agent-jobs.yaml',
       '/etc/systemd/system/probekit-exporter.service',
+      '/etc/acme/dashboards/probekit-endpoints.json',
+      '/etc/acme/rules/probekit.rules.yaml',
     ]);
   });
 
   it("records which jobs of the agent file are probekit's, in a file of its own", () => {
-    expect(parse(byPath['/etc/acme/exporters/blackbox/agent-jobs.yaml'].content!)).toEqual({ jobs: ['blackbox-exporter', 'private-api'] });
+    expect(parse(byPath['/etc/acme/exporters/blackbox/agent-jobs.yaml'].content!)).toEqual({ jobs: ['blackbox-exporter', 'private-api', 'probekit-exporter'] });
   });
 
   it('the unit runs the installed bundle on the config file, listening on 9115', () => {
@@ -48,9 +50,9 @@ describe('single-machine files', () => {
     );
   });
 
-  it('the agent file has the jobs under scrape_configs, scraping localhost:9115', () => {
+  it("the agent file has the jobs under scrape_configs, scraping localhost:9115, and the exporter's own job", () => {
     const agent = parse(byPath['/etc/acme/agent-config.yaml'].content!);
-    expect(agent.scrape_configs).toEqual(renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS));
+    expect(agent.scrape_configs).toEqual([...renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS), renderExporterScrapeJob(LOCAL_EXPORTER_ADDRESS)]);
     expect(agent.scrape_configs[0].relabel_configs[2]).toEqual({ target_label: '__address__', replacement: 'localhost:9115' });
   });
 
@@ -218,7 +220,7 @@ describe("the record of probekit's jobs, and uninstalling", () => {
     const smaller = parseSpec({ ...specInput, jobs: [specInput.jobs[0]] });
     const first = renderHostFiles(spec, { vendor: 'acme', env }).find((file) => file.path === paths.agentConfig)!.content;
     const files = renderHostFiles(smaller, { vendor: 'acme', env, existingAgentConfig: first, existingAgentJobs: record });
-    expect(parse(files.find((file) => file.path === paths.agentConfig)!.content!).scrape_configs.map((job: { job_name: string }) => job.job_name)).toEqual(['blackbox-exporter']);
+    expect(parse(files.find((file) => file.path === paths.agentConfig)!.content!).scrape_configs.map((job: { job_name: string }) => job.job_name)).toEqual(['blackbox-exporter', 'probekit-exporter']);
   });
 
   it('uninstalling takes its jobs out and the record away', () => {
