@@ -33,7 +33,7 @@ interface Sample {
   readonly value: number;
 }
 
-interface Series {
+export interface Series {
   readonly metric: Record<string, string>;
   readonly samples: readonly Sample[];
 }
@@ -90,7 +90,7 @@ async function promMatrix(base: string, selector: string, spanMs: number, at: nu
 }
 
 /** Why a probe failed at `at`, from the metrics of the same scrape (they share its timestamp). */
-function reasonAt(at: number, reasons: readonly Series[]): string {
+export function reasonAt(at: number, reasons: readonly Series[]): string {
   const valueOf = (name: string, where: (metric: Record<string, string>) => boolean = () => true) =>
     reasons.filter((series) => series.metric.__name__ === name && where(series.metric)).flatMap((series) => series.samples.filter((sample) => sample.at === at));
   const named = reasons.find((series) => series.metric.__name__ === FAILURE_REASON_METRIC && series.samples.some((sample) => sample.at === at && sample.value === 1));
@@ -191,24 +191,49 @@ function logfmtFields(line: string): Record<string, string> {
   return fields;
 }
 
-/** Why a probe failed, from its debug output: the reason metric when it is there, else its last error line. */
-function reasonFromDebug(debug: string): string {
+/** Lines of a probe's log that say what it did, not what went wrong. */
+const PROGRESS = new Set([
+  'Beginning probe',
+  'Resolving target address',
+  'Resolved target address',
+  'Making HTTP request',
+  'Received HTTP response',
+  'Response timings for roundtrip',
+  'Probe failed',
+  'Probe succeeded',
+  'Dialing TCP without TLS',
+  'Dialing TCP with TLS',
+  'Successfully dialed',
+]);
+const CONTEXT_FIELDS = new Set(['ts', 'level', 'msg', 'module', 'target', 'caller']);
+
+/**
+ * Why a probe failed, from its debug output: the reason metric when it is there; else its last error (other than
+ * "Probe failed"); else the last line that is not progress, since blackbox_exporter logs a rejected status code or
+ * body at info level. What the line carries (err, status_code) is kept.
+ */
+export function reasonFromDebug(debug: string): string {
   const metric = new RegExp(`^${FAILURE_REASON_METRIC}\\{[^}]*reason="([^"]+)"[^}]*\\} 1`, 'm').exec(debug);
   if (metric) return metric[1]!;
-  const errors = debug
+  const lines = debug
+    .split('Metrics that would have been returned:')[0]!
     .split('\n')
     .map(logfmtFields)
-    .filter((fields) => fields.level === 'error' && fields.msg !== 'Probe failed');
-  const last = errors.at(-1);
-  if (last === undefined) return 'failed; its debug output says not why';
-  return last.err ? `${last.msg}: ${last.err}` : (last.msg ?? 'failed');
+    .filter((fields) => fields.msg !== undefined && !PROGRESS.has(fields.msg));
+  const chosen = lines.filter((fields) => fields.level === 'error').at(-1) ?? lines.at(-1);
+  if (chosen === undefined) return 'failed; its debug output says not why';
+  const details = Object.entries(chosen).filter(([key]) => !CONTEXT_FIELDS.has(key));
+  const err = chosen.err;
+  const rest = details.filter(([key]) => key !== 'err').map(([key, value]) => `${key}=${value}`);
+  return `${chosen.msg}${err ? `: ${err}` : ''}${rest.length > 0 ? ` (${rest.join(' ')})` : ''}`;
 }
 
 /** The exporter's status page lists its recent probes: module, target, result, time (ours; upstream has none), debug link. */
 async function fromExporter(base: string, target: string, zone: string | undefined): Promise<ProbeHistory> {
   const root = base.endsWith('/') ? base : `${base}/`;
   const page = await getText(root, "the exporter's recent probes");
-  const rows = [...page.matchAll(/<tr>(.*?)<\/tr>/gs)].map((row) => row[1]!);
+  // Upstream's page closes neither rows nor the header row; each row starts with <tr>, which is enough.
+  const rows = page.split(/<tr>/).slice(1);
   const probes: { at?: number; success: boolean; id?: string }[] = [];
   for (const row of rows) {
     const cells = [...row.matchAll(/<td>(.*?)<\/td>/gs)].map((cell) => cell[1]!);
@@ -352,7 +377,6 @@ export const probeFailureLogs = defineSkill({
       new CompletenessBuilder(),
     );
     const summary = await summarize(context, target, filters, window, { maxMessageChars: input.maxMessageChars, ...(input.timeZone ? { timeZone: input.timeZone } : {}) }, completeness);
-    if (summary.unclassified > 0) completeness.note(`${summary.unclassified} log lines match none of the patterns found`);
     const answer = {
       ...base,
       logs: {

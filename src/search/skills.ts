@@ -410,12 +410,6 @@ export const summarizeLogs = defineSkill({
   async handler(input, context) {
     const { index, window, filters, target, completeness } = await prepareLogCall(context, input);
     const summary = await summarize(context, target, filters, window, { maxMessageChars: input.maxMessageChars, ...(window.timeZone ? { timeZone: window.timeZone } : {}) }, completeness);
-    if (summary.sampledLines > 0) {
-      completeness.note(
-        `patterns were found in ${summary.sampledLines} lines sampled over the whole window (${summary.rounds} round${summary.rounds === 1 ? '' : 's'}); counts, first and last seen are exact over all ${summary.total} lines`,
-      );
-    }
-    if (summary.unclassified > 0) completeness.note(`${summary.unclassified} lines match none of the patterns found; narrow the filters to see their patterns`);
     const answer = {
       index,
       ...windowAnswer(window),

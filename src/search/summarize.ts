@@ -168,7 +168,10 @@ export async function summarize(context: SkillContext, target: LogTarget, filter
     known.sort(byPriority);
   }
 
-  if (known.length === 0) return { total, patterns: [], unclassified: total, sampledLines, rounds };
+  if (known.length === 0) {
+    completeness.note(`${total} lines hold no pattern with a word to count them by`);
+    return { total, patterns: [], unclassified: total, sampledLines, rounds };
+  }
   const counted = await searchLayouts<CountAnswer>(
     context.client,
     searched,
@@ -219,6 +222,12 @@ export async function summarize(context: SkillContext, target: LogTarget, filter
       merged.set(pattern, entry);
     }
   }
+  if (sampledLines > 0) {
+    completeness.note(
+      `patterns were found in ${sampledLines} lines sampled over the whole window (${rounds} round${rounds === 1 ? '' : 's'}); counts, first and last seen are exact over all ${total} lines`,
+    );
+  }
+  if (unclassified > 0) completeness.note(`${unclassified} lines match none of the patterns found; narrow the filters to see their patterns`);
   const time = (instant: number | null) => (instant === null ? null : formatInstant(instant, options.timeZone));
   const patterns = [...merged.entries()]
     .map(([pattern, entry]): PatternSummary => {
