@@ -35,7 +35,7 @@ export const MAX_FETCH = 500;
 
 const scalar = z.union([z.string().min(1), z.number(), z.boolean()]);
 
-export const time = (what: string) =>
+const timeInput = (what: string) =>
   z
     .string()
     .refine((text) => resolveTime(text, Date.now()) !== undefined, { error: `must be ${TIME_HELP}` })
@@ -56,8 +56,8 @@ export const LOG_INPUT = {
     .record(z.string().min(1), z.union([scalar, z.array(scalar).min(1)]))
     .optional()
     .describe('Any other exact field and its value (or a list of values), e.g. {"http.response.status_code": 503}; checked against the mappings'),
-  from: time('Start of the window (inclusive)'),
-  to: time('End of the window (exclusive)'),
+  from: timeInput('Start of the window (inclusive)'),
+  to: timeInput('End of the window (exclusive)'),
   timeZone: z
     .string()
     .refine(isTimeZone, { error: `must be ${TIME_ZONE_HELP}` })

@@ -313,6 +313,20 @@ describeWithBinaries([OPENSSL]).each(CONTRACT_VERSIONS)('skills on Elasticsearch
       ]);
     });
 
+    it('a shard that hits the search timeout makes the answer incomplete, and says so', async () => {
+      const slow = await ContractElasticsearch.start({ users: LOG_USERS, ...LOG_CLUSTER, version, timedOutIndices: [FLUENT_INDEX] });
+      try {
+        const key = slow.addApiKey('elastic', 'assistant', { probekit_assistant_read_only: skillsRole() }).encoded;
+        const engine = await connectSearchEngine({ url: slow.url, tls: { ca: slow.pki.ca } }, { apiToken: key });
+        closers.push(() => engine.client.close());
+        const result = await call('count_logs', { index: `${ECS_INDEX},${FLUENT_INDEX}`, level: 'error' }, createSkillContext({ client: engine.client, url: slow.url }));
+        // Only the ECS index answered: its 6 errors, and the timeout stated.
+        expect(result).toMatchObject({ total: 6, complete: false, timedOut: true, shards: { total: 2, successful: 2, failed: 0 } });
+      } finally {
+        await slow.close();
+      }
+    });
+
     it('a pattern that matches nothing is an empty answer that says so', async () => {
       for (const name of ['count_logs', 'log_histogram', 'count_by_field', 'summarize_logs', 'fetch_logs']) {
         const result = await call(name, { index: 'nothing-*', ...(name === 'count_by_field' ? { by: 'level' } : {}) });
