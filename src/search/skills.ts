@@ -159,7 +159,7 @@ async function aggregate<A>(
 export const listIndices = defineSkill({
   name: 'list_indices',
   description: 'List the data streams (by name, with their backing index count, documents, size and time range) and the other indices (health, status, documents, size) that match a pattern.',
-  input: z.object({ pattern: z.string().min(1).default('*').describe('Index or data stream pattern, e.g. logs-*') }).strict(),
+  input: z.object({ pattern: z.string().min(1).default('*').describe('Index or data stream pattern, e.g. logs-*'), maxAnswerChars }).strict(),
   async handler(input, { client }) {
     const [rows, streams] = await Promise.all([
       client.cat.indices({ index: input.pattern, format: 'json', bytes: 'b', h: ['index', 'health', 'status', 'docs.count', 'store.size'], s: 'index' }),
@@ -197,7 +197,7 @@ export const listIndices = defineSkill({
       }
     }
     const worst = (healths: (string | undefined)[]) => (healths.includes('red') ? 'red' : healths.includes('yellow') ? 'yellow' : 'green');
-    return {
+    const answer = {
       pattern: input.pattern,
       dataStreams: streams
         .map((stream) => {
@@ -218,6 +218,7 @@ export const listIndices = defineSkill({
         .map((row) => ({ index: row.index, health: row.health, status: row.status, docsCount: Number(row['docs.count'] ?? 0), sizeBytes: Number(row['store.size'] ?? 0) })),
       ...completeness.build(),
     };
+    return fitToBudget(answer, 'indices', input.maxAnswerChars, 'narrow the pattern, or raise maxAnswerChars');
   },
 });
 
@@ -439,6 +440,7 @@ export const logHistogram = defineSkill({
         .regex(INTERVAL, 'an interval is a number and a unit: ms, s, m, h, d, or 1w, 1M, 1q, 1y (e.g. 1h)')
         .refine((interval) => !/^([2-9]|\d\d+)(w|M|q|y)$/.test(interval), { error: 'weeks, months, quarters and years come one at a time: 1w, 1M, 1q, 1y' })
         .default('1h'),
+      maxAnswerChars,
     })
     .strict(),
   async handler(input, context) {
@@ -467,7 +469,7 @@ export const logHistogram = defineSkill({
         merged.set(bucket.key, entry);
       }
     }
-    return {
+    const answer = {
       index,
       ...windowAnswer(window),
       interval: input.interval,
@@ -475,6 +477,7 @@ export const logHistogram = defineSkill({
       ...completeness.build(),
       buckets: [...merged.entries()].sort(([a], [b]) => a - b).map(([, bucket]) => bucket),
     };
+    return fitToBudget(answer, 'buckets', input.maxAnswerChars, 'the first buckets are shown; take a longer interval or a shorter window, or raise maxAnswerChars');
   },
 });
 

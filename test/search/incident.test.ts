@@ -69,6 +69,11 @@ describeWithBinaries([OPENSSL]).each(CONTRACT_VERSIONS)('an incident of 12,000 e
       expected.set(hour, (expected.get(hour) ?? 0) + 1);
     }
     expect(hourly.buckets).toEqual([...expected.entries()].sort().map(([start, count]) => ({ start, count })));
+    // Minute by minute over six hours is 360 buckets: within a small budget, the first ones, and how many are left out.
+    const minutes = await call('log_histogram', { index: INCIDENT_INDEX, pod: INCIDENT_POD, level: 'error', interval: '1m', maxAnswerChars: 2_000 });
+    expect(JSON.stringify(minutes).length).toBeLessThanOrEqual(2_000);
+    expect(minutes.buckets.length + minutes.omitted).toBe(360);
+    expect(minutes.buckets[0].start).toBe('2026-11-20T02:00:00.000Z');
   });
 
   it('pages through the errors within the answer budget, long messages cut with their size stated', async () => {
