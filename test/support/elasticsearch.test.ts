@@ -191,6 +191,12 @@ describeWithBinaries([OPENSSL])('the Elasticsearch contract server', () => {
       expect(tolerant.body.hits.hits.map((h: { _index: string }) => h._index)).toEqual(['logs-keyword', 'logs-keyword', 'logs-keyword', 'logs-keyword', 'logs-keyword', 'logs-old']);
     });
 
+    it('categorize_text is refused on the basic licence the contract server stands for', async () => {
+      const answer = await search(V9, 'logs-keyword', { size: 0, aggs: { kinds: { categorize_text: { field: 'msg' } } } });
+      expect(answer.status).toBe(403);
+      expect(answer.body.error).toMatchObject({ type: 'security_exception', reason: 'current license is non-compliant for [categorize-text-agg]' });
+    });
+
     it('a search over no index answers no aggregations at all', async () => {
       const answer = await search(V9, 'nothing-*', { size: 0, aggs: { by: { terms: { field: 'level' } } } });
       expect(answer.body).toMatchObject({ _shards: { total: 0 }, hits: { total: { value: 0 } } });

@@ -77,6 +77,10 @@ export function parseAggregations(json: unknown, methodOf = ''): AggSpec[] {
     const sub = aggs ?? aggregations;
     const subSpecs = sub === undefined ? [] : parseAggregations(sub, name);
     if (subSpecs.length > 0 && !BUCKETING.has(kind)) throw new ContractError(400, 'aggregation_initialization_exception', `Aggregator [${name}] of type [${kind}] cannot accept sub-aggregations`);
+    // A cluster on the basic licence, as the skills assume: categorize_text is a Platinum feature (MachineLearning.java).
+    if (kind === 'categorize_text') {
+      throw new ContractError(403, 'security_exception', 'current license is non-compliant for [categorize-text-agg]', { 'license.expired.feature': 'categorize-text-agg' });
+    }
     if (KNOWN_UNIMPLEMENTED.has(kind)) throw new ContractError(500, 'contract_server_not_implemented', `the contract server does not implement the [${kind}] aggregation`);
     if (!isObject(body)) throw new ContractError(400, 'parsing_exception', `Unknown key for a ${Array.isArray(body) ? 'START_ARRAY' : 'VALUE'} in [${name}]: [${kind}].`);
     const common = { name, sub: subSpecs };
