@@ -44,3 +44,37 @@ export function formatDuration(milliseconds: number): string {
   }
   return text;
 }
+
+/** Go's time.ParseDuration units, in milliseconds. */
+const GO_UNITS: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, '\u00b5s': 1e-3, '\u03bcs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** The longest duration Go's int64 nanoseconds hold, in milliseconds. */
+const GO_MAX_MILLISECONDS = 9_223_372_036_854.775;
+
+const GO_ELEMENT = /([0-9]*)(?:\.([0-9]*))?([^0-9.]*)/y;
+
+/**
+ * Milliseconds in a Go duration, or undefined when the text is not one: how upstream reads a module's
+ * `timeout` (time.ParseDuration). A sign, then numbers with optional fractions each followed by a unit of
+ * ns, us (µs), ms, s, m or h, in any order: `5s`, `1.5s`, `1m30s`, `500ms`, `-1s`; or `0` alone.
+ */
+export function parseGoDuration(text: string): number | undefined {
+  const negative = text.startsWith('-');
+  const rest = /^[-+]/.test(text) ? text.slice(1) : text;
+  if (rest === '0') return 0;
+  if (rest === '') return undefined;
+  let total = 0;
+  let position = 0;
+  while (position < rest.length) {
+    GO_ELEMENT.lastIndex = position;
+    const element = GO_ELEMENT.exec(rest);
+    const [whole, integer, fraction, unit] = element ?? ['', '', undefined, ''];
+    const factor = GO_UNITS[unit];
+    if (whole === '' || (integer === '' && !fraction) || factor === undefined) return undefined;
+    total += Number(`${integer || '0'}.${fraction || '0'}`) * factor;
+    position += whole.length;
+  }
+  return total > GO_MAX_MILLISECONDS ? undefined : negative ? -total : total;
+}
+
+export const GO_DURATION_HINT = 'a duration such as 5s, 1.5s, 1m30s or 500ms';
