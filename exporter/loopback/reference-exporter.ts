@@ -51,7 +51,8 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-async function waitHealthy(baseUrl: string, child: ChildProcess, log: () => string): Promise<void> {
+/** Resolves once the exporter at `baseUrl` answers /-/healthy; throws when its process exits first or 20 s pass. */
+export async function waitHealthy(baseUrl: string, child: ChildProcess, log: () => string): Promise<void> {
   const until = Date.now() + 20_000;
   while (Date.now() < until) {
     if (child.exitCode !== null) throw new Error(`exporter exited with ${child.exitCode}: ${log()}`);

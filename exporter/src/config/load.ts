@@ -78,9 +78,10 @@ export function configText(bytes: Uint8Array, file: string): string {
 
 /**
  * Parses and validates config text; `file` names it in messages and anchors relative paths. Every problem
- * of every module is reported at once, each on its own line as `file:line: field: what to do`.
+ * of every module is reported at once, each on its own line as `file:line: field: what to do`. `compiled`
+ * hears of each module that compiled, as soon as it did, while later ones may still be refused.
  */
-export function parseConfig(text: string, file: string): LoadedConfig {
+export function parseConfig(text: string, file: string, compiled?: (name: string, module: CompiledModule) => void): LoadedConfig {
   const notes: string[] = [];
   const document = firstDocument(text);
   if (document.more) notes.push('the file holds more than one YAML document; only the first is read, as blackbox_exporter does');
@@ -105,9 +106,12 @@ export function parseConfig(text: string, file: string): LoadedConfig {
   const directory = dirname(resolve(file));
   const patterns: PatternCache = new Map();
   for (const [name, input] of Object.entries(top.data.modules)) {
-    const compiled = compileModule(name, input, directory, patterns);
-    if ('problems' in compiled) problems.push(...compiled.problems);
-    else modules[name] = compiled.module;
+    const result = compileModule(name, input, directory, patterns);
+    if ('problems' in result) problems.push(...result.problems);
+    else {
+      modules[name] = result.module;
+      compiled?.(name, result.module);
+    }
   }
   if (problems.length > 0) throw new ConfigError(file, located(problems));
   return { modules, notes };
@@ -125,13 +129,9 @@ export async function readConfigFile(file: string): Promise<string> {
 }
 
 /** Reads, parses and compiles the config file in this thread (`--config.check`, tests). */
-export async function loadConfigFile(file: string): Promise<LoadedConfig> {
-  return parseConfig(await readConfigFile(file), file);
+export async function loadConfigFile(file: string, compiled?: (name: string, module: CompiledModule) => void): Promise<LoadedConfig> {
+  return parseConfig(await readConfigFile(file), file, compiled);
 }
 
-/** Each module as written, with upstream's defaults and absolute file paths: what crosses from a loading thread. */
+/** Modules as written, with upstream's defaults and absolute file paths: what crosses from a loading thread. */
 export type WrittenModules = ReadonlyArray<readonly [name: string, written: Module]>;
-
-export function writtenModules(config: CompiledConfig): WrittenModules {
-  return Object.entries(config.modules).map(([name, module]) => [name, module.written]);
-}
