@@ -8,7 +8,7 @@
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isMainThread, MessageChannel, parentPort, receiveMessageOnPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
-import { ConfigError, loadConfigFile, type LoadedConfig, type LocatedProblem, type WrittenModules } from './load';
+import { ConfigError, loadConfigFile, moduleRecord, type LoadedConfig, type LocatedProblem, type WrittenModules } from './load';
 import { compileParsed, type CompiledModule, type PatternCache } from './module';
 
 const ROLE = 'probekit-config-loader';
@@ -100,7 +100,7 @@ async function compileInSlices(file: string, written: WrittenModules, modules: R
 /** Loads and compiles the config file while this thread keeps serving; rejects with ConfigError when it is refused. */
 export function loadConfigOffThread(file: string): Promise<LoadedConfig> {
   return new Promise((resolve, reject) => {
-    const modules: Record<string, CompiledModule> = {};
+    const modules = moduleRecord();
     const patterns: PatternCache = new Map();
     const { port1: ask, port2: asks } = new MessageChannel();
     let compiling = Promise.resolve();

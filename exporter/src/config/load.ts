@@ -52,6 +52,14 @@ function lineOf(root: YamlNode | undefined, lines: LineIndex, path: FieldPath): 
   return line;
 }
 
+/**
+ * An empty record of modules by name, with no prototype: module names are the user's (`__proto__`,
+ * `constructor`), and a lookup by a name the config lacks must find nothing.
+ */
+export function moduleRecord(): Record<string, CompiledModule> {
+  return Object.create(null) as Record<string, CompiledModule>;
+}
+
 /** A file with no `modules:` at all, or `modules:` left empty, has no modules, as upstream reads it. */
 const topLevelSchema = configSchema.extend({ modules: z.record(z.string(), z.unknown()).default({}) });
 
@@ -102,10 +110,11 @@ export function parseConfig(text: string, file: string, compiled?: (name: string
   const top = topLevelSchema.safeParse(decoded ?? {}, { reportInput: true });
   if (!top.success) throw new ConfigError(file, located(schemaProblems(topLevelSchema, top.error.issues)));
   const problems: Problem[] = [];
-  const modules: Record<string, CompiledModule> = {};
+  const modules = moduleRecord();
   const directory = dirname(resolve(file));
   const patterns: PatternCache = new Map();
-  for (const [name, input] of Object.entries(top.data.modules)) {
+  // The decoded mapping, not the schema's copy of it: a module may be called __proto__.
+  for (const [name, input] of Object.entries((decoded as { modules?: Record<string, unknown> } | null)?.modules ?? {})) {
     const result = compileModule(name, input, directory, patterns);
     if ('problems' in result) problems.push(...result.problems);
     else {

@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import { ConfigError } from '../config/load';
+import { ConfigError, moduleRecord } from '../config/load';
 import { loadConfigOffThread } from '../config/load-worker';
 import { maskedConfigYaml } from '../config/mask';
 import type { CompiledConfig } from '../config/module';
@@ -27,7 +27,7 @@ export interface ExporterOptions {
 
 export class Exporter {
   readonly metrics = new Registry();
-  private config: CompiledConfig = { modules: {} };
+  private config: CompiledConfig = { modules: moduleRecord() };
   /** Whether a config was ever loaded: before that, a failed load is a failed start, not a failed reload. */
   private loaded = false;
   /** Reloads run one after the other: a second waits for the first, then reads the file again. */

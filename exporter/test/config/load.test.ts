@@ -170,6 +170,13 @@ describe('config files blackbox_exporter reads', () => {
     expect(load(byName('a NUL written as an escape')).modules.m.written.http?.headers).toEqual({ 'X-Name': 'a\0b' });
   });
 
+  it('takes module names as written, __proto__ and constructor included, and finds no module the file lacks', () => {
+    const config = load('modules:\n  __proto__:\n    prober: http\n  constructor:\n    prober: tcp\n');
+    expect(Object.keys(config.modules).sort()).toEqual(['__proto__', 'constructor']);
+    expect(config.modules['constructor' as string].prober).toBe('tcp');
+    expect(config.modules['toString' as string]).toBeUndefined();
+  });
+
   it('refuses what upstream refuses, saying where and what to do', () => {
     const byName = (name: string) => UPSTREAM_CONFIGS.find((config) => config.name === name)!.text;
     const refusal = (text: string | Buffer): string => {

@@ -99,6 +99,7 @@ describe('reloads', () => {
     expect(await metric('blackbox_exporter_config_last_reload_success_timestamp_seconds')).toBe(loadedAt);
     expect(await probe('web')).toMatch(/^probe_success 1$/m);
     expect(await probe('broken')).toMatch(/Unknown module "broken"/);
+    expect(await probe('constructor')).toMatch(/Unknown module "constructor"/);
 
     await new Promise((resolve) => setTimeout(resolve, 10));
     writeFileSync(configFile, SMALL);
