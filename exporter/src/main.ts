@@ -158,9 +158,14 @@ async function main(argv: readonly string[]): Promise<number> {
   const bound = await exporter.listen(host, port);
   log.info('Listening', { address: `${host}:${bound}`, version: EXPORTER_VERSION });
   await new Promise<void>((resolve) => {
-    const stop = (): void => resolve();
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
+    // Both handlers go at the first signal, so that a second one ends the process at once.
+    const stop = (): void => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      resolve();
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
   });
   log.info('Shutting down; waiting for requests in flight', { timeout: `${flags.shutdownTimeoutMs / 1000}s` });
   await exporter.close(flags.shutdownTimeoutMs);

@@ -181,4 +181,18 @@ describe('shutdown on SIGTERM', () => {
     expect(await stalled).toBe('cut');
     expect(started.stderr()).toMatch(/Shutdown timeout reached; closing requests still in flight/);
   }, 30_000);
+
+  it('stops at once on a second signal, of either kind', async () => {
+    const started = await startOurs(SMALL.replace('timeout: 5s', 'timeout: 20s'));
+    await waitHealthy(started.base, started.child, started.stderr);
+    const stalled = fetch(`${started.base}/probe?module=web&target=${encodeURIComponent(`${targetUrl}/stall`)}`).catch(() => 'cut');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const signalled = performance.now();
+    started.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    started.child.kill('SIGINT');
+    const { at } = await started.exited;
+    expect(at - signalled).toBeLessThan(3000);
+    expect(await stalled).toBe('cut');
+  }, 30_000);
 });
