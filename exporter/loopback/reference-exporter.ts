@@ -35,6 +35,8 @@ export interface RunningExporter {
   readonly name: 'reference' | 'ours';
   readonly baseUrl: string;
   readonly pid: number;
+  /** The file it reads its config from (a reload reads it again). */
+  readonly configFile: string;
   probe(request: ProbeRequest): Promise<ProbeResult>;
   /** Everything the process wrote to stderr (its log) so far. */
   log(): string;
@@ -110,6 +112,7 @@ export async function startExporter(name: RunningExporter['name'], configYaml: s
     name,
     baseUrl,
     pid: child.pid ?? -1,
+    configFile,
     log,
     stop,
     async probe(request) {
