@@ -10,6 +10,7 @@ import {
   DURATION_HINT,
   moduleSchema,
   parseDuration,
+  parseGoDuration,
   ProblemsError,
   schemaProblems,
   targetProblem,
@@ -353,7 +354,7 @@ function checkJob(job: Job, path: FieldPath, modules: Readonly<Record<string, Sp
     const fix = known.length > 0 ? `use one of: ${known.join(', ')}, or define it under modules` : 'define it under modules';
     problems.push({ path: at('module'), message: `module "${job.module}" is not defined; ${fix}` });
   } else if (module) {
-    const moduleTimeout = module.timeout === undefined ? undefined : parseDuration(module.timeout);
+    const moduleTimeout = module.timeout === undefined ? undefined : parseGoDuration(module.timeout);
     if (moduleTimeout !== undefined && timeout !== undefined && moduleTimeout > timeout) {
       problems.push({
         path: ['modules', job.module, 'timeout'],

@@ -108,7 +108,7 @@ describe('validation: one line naming the field and the fix', () => {
   });
 
   it('a bad value in a module', () => {
-    expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', timeout: '5 seconds' } } }))).toEqual(['modules.http_2xx.timeout: must be a Prometheus duration such as 5s, 1m30s or 500ms']);
+    expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', timeout: '5 seconds' } } }))).toEqual(['modules.http_2xx.timeout: must be a duration such as 5s, 1.5s, 1m30s or 500ms']);
   });
 
   it('an unknown preset', () => {
@@ -237,7 +237,7 @@ describe('every problem at once, in words', () => {
 
   it('a job naming a module that has problems is not told the module is missing', () => {
     expect(problemsOf(minimal({ modules: { m: { prober: 'http', timeout: 'soon' } }, jobs: [{ module: 'm', targets: ['https://example.com'] }] }))).toEqual([
-      'modules.m.timeout: must be a Prometheus duration such as 5s, 1m30s or 500ms',
+      'modules.m.timeout: must be a duration such as 5s, 1.5s, 1m30s or 500ms',
     ]);
   });
 
