@@ -7,6 +7,7 @@ import { GO_DURATION_HINT, parseGoDuration } from './config/duration';
 import { loadConfigFile, ConfigError } from './config/load';
 import { DEFAULT_CONFIG_FILE, EXPORTER_PORT } from './contract/endpoints';
 import { LOG_LEVELS, Logger, type LogLevel } from './log';
+import { warnWhenIcmpAddonMissing } from './probers/icmp/socket';
 import { Exporter } from './server/exporter-server';
 import { EXPORTER_VERSION } from './version';
 
@@ -145,6 +146,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
   }
   const { host, port } = splitListenAddress(flags.listenAddress);
+  warnWhenIcmpAddonMissing(log);
   const exporter = new Exporter({ configFile: flags.configFile, timeoutOffsetSeconds: flags.timeoutOffset, historyLimit: flags.historyLimit, log });
   try {
     await exporter.reload();

@@ -213,11 +213,11 @@ const present = releaseToolsPresent() && rootHere() && requireBinary(PROMETHEUS)
 
     it('a job removed from the spec disappears from the agent file, with its secret file; the hand-written job and the comments stay', async () => {
       await install(arch, ['--vendor', 'acme', '--spec', 'smaller-spec.yaml', '--arch', arch, '--root', root]);
-      expect(jobNames()).toEqual(['exporter-metrics', 'web', 'tcp', 'ping']);
+      expect(jobNames()).toEqual(['exporter-metrics', 'web', 'tcp', 'ping', 'probekit-exporter']);
       const text = readFileSync(agentFile(), 'utf8');
       expect(text.startsWith(HAND_WRITTEN_AGENT_FILE)).toBe(true);
       expect(existsSync(join(root, 'etc/acme/exporters/blackbox/secrets/private.authentication'))).toBe(false);
-      expect(parse(readFileSync(join(root, 'etc/acme/exporters/blackbox/agent-jobs.yaml'), 'utf8'))).toEqual({ jobs: ['web', 'tcp', 'ping'] });
+      expect(parse(readFileSync(join(root, 'etc/acme/exporters/blackbox/agent-jobs.yaml'), 'utf8'))).toEqual({ jobs: ['web', 'tcp', 'ping', 'probekit-exporter'] });
       // Files the installer wrote and nobody edited since are replaced without a backup.
       expect(Object.keys(snapshot(root)).filter(isBackup)).toHaveLength(1);
     }, 60_000);

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { logfmt } from '../../log';
+import type { Logger } from '../../log';
 
 export type IcmpFamily = 4 | 6;
 
@@ -84,13 +84,18 @@ function loadAddon(): Addon {
   return addon;
 }
 
-// Said once, when the exporter starts, rather than first at an icmp probe: an exporter without its addon is a
-// broken install, and the path named is where the addon belongs.
-try {
-  loadAddon();
-} catch {
-  const failure = addon as AddonFailure;
-  process.stderr.write(`${logfmt('warn', 'The ICMP addon cannot be loaded; icmp probes will fail', { path: failure.path, err: failure.reason })}\n`);
+/**
+ * Said once, when the exporter starts, rather than first at an icmp probe: an exporter without its addon is a
+ * broken install, and the path named is where the addon belongs. Called by the exporter's start, not at import:
+ * the config loader's worker thread runs the same bundle and would say it twice.
+ */
+export function warnWhenIcmpAddonMissing(log: Logger): void {
+  try {
+    loadAddon();
+  } catch {
+    const failure = addon as AddonFailure;
+    log.warn('The ICMP addon cannot be loaded; icmp probes will fail', { path: failure.path, err: failure.reason });
+  }
 }
 
 /** Opens an ICMP socket; throws an IcmpSocketError (code EPERM, EACCES...) when the kernel refuses. */
