@@ -2,7 +2,7 @@
  * The grpc prober: one grpc.health.v1.Health/Check call for the module's `service`; success when the
  * answer is SERVING. Each probe has its own channel, closed when the probe ends, whatever happened.
  */
-import type { ConnectionOptions, TLSSocket } from 'node:tls';
+import type { ConnectionOptions } from 'node:tls';
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { Gauge } from 'prom-client';
 import { PROBE_SSL_EARLIEST_CERT_EXPIRY, gauge, phaseGauge } from '../../metrics';
@@ -11,7 +11,7 @@ import { resolveTargetAddress } from '../shared/address';
 import { joinHostPort } from '../shared/host-port';
 import { HealthClient, SERVING_STATUSES, type HealthCheckResponse, type ServingStatus } from './health';
 import { Resources } from '../shared/resources';
-import { recordTlsMetrics, tlsConnectionOptions } from '../shared/tls';
+import { recordTlsMetrics, tlsConnectionOptions, tlsConnectionState, type TlsConnectionState } from '../shared/tls';
 import type { Prober } from '../types';
 import { ProbeCredentials } from './credentials';
 import { grpcTarget } from './definition';
@@ -49,7 +49,7 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
     return false;
   }
 
-  let tlsSocket: TLSSocket | undefined;
+  let tls: TlsConnectionState | undefined;
   let tlsOptions: ConnectionOptions | undefined;
   if (settings.tls) {
     try {
@@ -61,7 +61,7 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
   }
   const resources = new Resources();
   const channelCredentials = new ProbeCredentials(deadline, resources, tlsOptions, (socket) => {
-    tlsSocket = socket;
+    tls = tlsConnectionState(socket);
   });
 
   const checkStarted = performance.now();
@@ -87,8 +87,8 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
     });
     servingStatus = response.status;
     code = GrpcStatus.OK;
-    // As upstream, the TLS facts come from a call that got an answer (and before the socket closes).
-    if (tlsSocket) recordTlsMetrics(tlsSocket, registry, !settings.tlsConfig.insecureSkipVerify, GRPC_TLS_METRICS);
+    // As upstream, the TLS facts are reported for a call that got an answer.
+    if (tls) recordTlsMetrics(tls, registry, !settings.tlsConfig.insecureSkipVerify, GRPC_TLS_METRICS);
   } catch (error) {
     const failure = error as ServiceError;
     code = typeof failure.code === 'number' ? failure.code : GrpcStatus.UNKNOWN;
@@ -105,7 +105,7 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
 
   for (const name of SERVING_STATUSES) healthResponse.set({ serving_status: name }, name === servingStatus ? 1 : 0);
   statusCode.set(code);
-  const answeredOverTls = servingStatus !== undefined && tlsSocket !== undefined;
+  const answeredOverTls = servingStatus !== undefined && tls !== undefined;
   ssl.set(answeredOverTls ? 1 : 0);
   if (!answeredOverTls) {
     // Upstream registers this one whatever happened; kept so that the metric names stay the same.

@@ -15,6 +15,7 @@ import { beforeDeadline } from '../shared/deadline';
 import { connectTcp, secureSocket } from '../shared/dial';
 import { joinHostPort } from '../shared/host-port';
 import type { Resources } from '../shared/resources';
+import { tlsConnectionState, type TlsConnectionState } from '../shared/tls';
 import type { HeaderList } from './request';
 
 /** Instants (performance.now()) of one request, as upstream's client trace records them. */
@@ -67,7 +68,8 @@ export interface IncomingResponse {
   /** Every header line, name lower-cased, repeated headers kept apart. */
   readonly headers: ReadonlyArray<readonly [string, string]>;
   readonly body: Readable;
-  readonly tlsSocket?: TLSSocket;
+  /** The TLS session the response came over, when it did. */
+  readonly tls?: TlsConnectionState;
   /** The Content-Length header, -1 when absent or when the body is chunked. */
   readonly contentLength: number;
 }
@@ -133,7 +135,7 @@ function http2Headers(headers: Http2Headers): Array<[string, string]> {
   return pairs;
 }
 
-async function exchangeHttp1(socket: Socket, hop: Hop, path: string, request: OutgoingRequest, deadline: ProbeDeadline, timings: Timings, tlsSocket?: TLSSocket): Promise<IncomingResponse> {
+async function exchangeHttp1(socket: Socket, hop: Hop, path: string, request: OutgoingRequest, deadline: ProbeDeadline, timings: Timings, tls?: TlsConnectionState): Promise<IncomingResponse> {
   const outgoingHeaders = flatHeaders([['Host', [hop.host]], ...request.headers]);
   if (request.body) outgoingHeaders['Content-Length'] = String(request.body.length);
   const outgoing = http1Request({ createConnection: () => socket, method: request.method, path, headers: outgoingHeaders, setHost: false });
@@ -142,10 +144,19 @@ async function exchangeHttp1(socket: Socket, hop: Hop, path: string, request: Ou
   const [incoming] = await response;
   timings.responseStart = performance.now();
   const headers = http1Headers(incoming.rawHeaders);
-  return { status: incoming.statusCode ?? 0, proto: `HTTP/${incoming.httpVersion}`, headers, body: incoming, tlsSocket, contentLength: declaredLength(headers, -1) };
+  return { status: incoming.statusCode ?? 0, proto: `HTTP/${incoming.httpVersion}`, headers, body: incoming, tls, contentLength: declaredLength(headers, -1) };
 }
 
-async function exchangeHttp2(tlsSocket: TLSSocket, hop: Hop, path: string, request: OutgoingRequest, deadline: ProbeDeadline, timings: Timings, resources: Resources): Promise<IncomingResponse> {
+async function exchangeHttp2(
+  tlsSocket: TLSSocket,
+  tls: TlsConnectionState,
+  hop: Hop,
+  path: string,
+  request: OutgoingRequest,
+  deadline: ProbeDeadline,
+  timings: Timings,
+  resources: Resources,
+): Promise<IncomingResponse> {
   const session = resources.add(http2Connect(`https://${hop.host}`, { createConnection: () => tlsSocket }));
   session.on('error', () => undefined);
   const headers: OutgoingHttpHeaders = {
@@ -162,7 +173,7 @@ async function exchangeHttp2(tlsSocket: TLSSocket, hop: Hop, path: string, reque
   const [incoming] = await response;
   timings.responseStart = performance.now();
   const received = http2Headers(incoming);
-  return { status: Number(incoming[':status'] ?? 0), proto: 'HTTP/2.0', headers: received, body: stream, tlsSocket, contentLength: declaredLength(received, -1) };
+  return { status: Number(incoming[':status'] ?? 0), proto: 'HTTP/2.0', headers: received, body: stream, tls, contentLength: declaredLength(received, -1) };
 }
 
 /** Sends `request` to `hop` over a new connection and resolves with the response head; the body is left to read. */
@@ -193,6 +204,7 @@ export async function exchange(hop: Hop, request: OutgoingRequest, settings: Exc
   const tlsSocket = await secureSocket(deadline, 'tls', socket, { ...settings.tlsOptions, ALPNProtocols: settings.enableHttp2 ? ['h2', 'http/1.1'] : undefined }, resources);
   timings.tlsDone = performance.now();
   timings.gotConn = timings.tlsDone;
-  if (tlsSocket.alpnProtocol === 'h2') return exchangeHttp2(tlsSocket, hop, path, request, deadline, timings, resources);
-  return exchangeHttp1(tlsSocket, hop, path, request, deadline, timings, tlsSocket);
+  const tls = tlsConnectionState(tlsSocket);
+  if (tlsSocket.alpnProtocol === 'h2') return exchangeHttp2(tlsSocket, tls, hop, path, request, deadline, timings, resources);
+  return exchangeHttp1(tlsSocket, hop, path, request, deadline, timings, tls);
 }

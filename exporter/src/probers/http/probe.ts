@@ -167,9 +167,9 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
     const modifiedAt = lastModified === undefined ? NaN : Date.parse(lastModified);
     if (!Number.isNaN(modifiedAt)) gauge(registry, PROBE_HTTP_LAST_MODIFIED).set(Math.floor(modifiedAt / 1000));
     versionGauge.set(Number(final.proto.replace('HTTP/', '')));
-    if (final.tlsSocket) {
+    if (final.tls) {
       sslGauge.set(1);
-      recordTlsMetrics(final.tlsSocket, registry, !http.tls.insecureSkipVerify);
+      recordTlsMetrics(final.tls, registry, !http.tls.insecureSkipVerify);
       if (http.failIfSsl) {
         logger.error('Final request was over SSL');
         success = false;
