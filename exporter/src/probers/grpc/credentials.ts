@@ -51,7 +51,7 @@ export class ProbeCredentials extends ChannelCredentials {
           socket.destroy();
           return Promise.reject(probeOver());
         }
-        this.resources.add(socket);
+        this.resources.own(socket);
         if (!this.tls) return Promise.resolve({ socket, secure: false });
         return secureSocket(this.deadline, 'tls', socket, { ...this.tls, ALPNProtocols: ['h2'] }, this.resources).then((secured) => {
           this.onSecure(secured);

@@ -59,7 +59,7 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
       return false;
     }
   }
-  const resources = new Resources();
+  const resources = new Resources(logger);
   const channelCredentials = new ProbeCredentials(deadline, resources, tlsOptions, (socket) => {
     tls = tlsConnectionState(socket);
   });

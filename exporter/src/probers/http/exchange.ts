@@ -1,8 +1,8 @@
 /**
  * One HTTP request and its response over a connection opened for it alone (no pooling: connecting and
  * the TLS handshake are part of what a probe measures), through an optional proxy, speaking HTTP/2 when
- * TLS ALPN agrees on it. Every socket, session and stream it opens is handed to the probe's Resources,
- * which the probe destroys when it ends or its deadline fires.
+ * TLS ALPN agrees on it. Every request, response, socket, session and stream it opens is owned by the
+ * probe's Resources from the moment it exists, and destroyed when the probe ends or its deadline fires.
  */
 import { once } from 'node:events';
 import { request as http1Request, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
@@ -135,10 +135,20 @@ function http2Headers(headers: Http2Headers): Array<[string, string]> {
   return pairs;
 }
 
-async function exchangeHttp1(socket: Socket, hop: Hop, path: string, request: OutgoingRequest, deadline: ProbeDeadline, timings: Timings, tls?: TlsConnectionState): Promise<IncomingResponse> {
+/** One request over a connection that is open: what to send, where, and what the probe holds. */
+interface OpenExchange {
+  readonly hop: Hop;
+  readonly path: string;
+  readonly request: OutgoingRequest;
+  readonly deadline: ProbeDeadline;
+  readonly timings: Timings;
+  readonly resources: Resources;
+}
+
+async function exchangeHttp1(socket: Socket, { hop, path, request, deadline, timings, resources }: OpenExchange, tls?: TlsConnectionState): Promise<IncomingResponse> {
   const outgoingHeaders = flatHeaders([['Host', [hop.host]], ...request.headers]);
   if (request.body) outgoingHeaders['Content-Length'] = String(request.body.length);
-  const outgoing = http1Request({ createConnection: () => socket, method: request.method, path, headers: outgoingHeaders, setHost: false });
+  const outgoing = resources.own(http1Request({ createConnection: () => socket, method: request.method, path, headers: outgoingHeaders, setHost: false }));
   const response = beforeDeadline(deadline, 'processing', once(outgoing, 'response') as Promise<[import('node:http').IncomingMessage]>);
   outgoing.end(request.body);
   const [incoming] = await response;
@@ -147,18 +157,21 @@ async function exchangeHttp1(socket: Socket, hop: Hop, path: string, request: Ou
   return { status: incoming.statusCode ?? 0, proto: `HTTP/${incoming.httpVersion}`, headers, body: incoming, tls, contentLength: declaredLength(headers, -1) };
 }
 
-async function exchangeHttp2(
-  tlsSocket: TLSSocket,
-  tls: TlsConnectionState,
-  hop: Hop,
-  path: string,
-  request: OutgoingRequest,
-  deadline: ProbeDeadline,
-  timings: Timings,
-  resources: Resources,
-): Promise<IncomingResponse> {
-  const session = resources.add(http2Connect(`https://${hop.host}`, { createConnection: () => tlsSocket }));
-  session.on('error', () => undefined);
+/**
+ * The response head of `stream`. Waiting on the 'response' event alone would wait for the deadline when the
+ * connection is reset before the head: the stream then closes without an error of its own.
+ */
+function http2ResponseHead(stream: ClientHttp2Stream): Promise<Http2Headers> {
+  return new Promise((resolve, reject) => {
+    stream.once('response', resolve);
+    stream.once('error', reject);
+    stream.once('close', () => reject(new Error(`the stream closed before the response head (HTTP/2 error code ${stream.rstCode ?? 'none'})`)));
+  });
+}
+
+async function exchangeHttp2(tlsSocket: TLSSocket, tls: TlsConnectionState, { hop, path, request, deadline, timings, resources }: OpenExchange): Promise<IncomingResponse> {
+  // A server push is nothing a probe asked for.
+  const session = resources.own(http2Connect(`https://${hop.host}`, { createConnection: () => tlsSocket, settings: { enablePush: false } }));
   const headers: OutgoingHttpHeaders = {
     [http2Constants.HTTP2_HEADER_METHOD]: request.method,
     [http2Constants.HTTP2_HEADER_PATH]: path,
@@ -167,10 +180,10 @@ async function exchangeHttp2(
   };
   for (const [name, values] of request.headers) if (!CONNECTION_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = values.length === 1 ? values[0] : values;
   if (request.body) headers['content-length'] = String(request.body.length);
-  const stream: ClientHttp2Stream = resources.add(session.request(headers, { endStream: !request.body }));
-  const response = beforeDeadline(deadline, 'processing', once(stream, 'response') as Promise<[Http2Headers]>);
+  const stream: ClientHttp2Stream = resources.own(session.request(headers, { endStream: !request.body }));
+  const response = beforeDeadline(deadline, 'processing', http2ResponseHead(stream));
   if (request.body) stream.end(request.body);
-  const [incoming] = await response;
+  const incoming = await response;
   timings.responseStart = performance.now();
   const received = http2Headers(incoming);
   return { status: Number(incoming[':status'] ?? 0), proto: 'HTTP/2.0', headers: received, body: stream, tls, contentLength: declaredLength(received, -1) };
@@ -196,15 +209,16 @@ export async function exchange(hop: Hop, request: OutgoingRequest, settings: Exc
     socket = await connectTcp(deadline, { address: hop.address, port: hop.port, source: settings.sourceAddress }, resources);
   }
   timings.connectDone = performance.now();
+  const open: OpenExchange = { hop, path, request, deadline, timings, resources };
   if (!hop.tls) {
     timings.gotConn = timings.connectDone;
-    return exchangeHttp1(socket, hop, path, request, deadline, timings);
+    return exchangeHttp1(socket, open);
   }
   timings.tlsStart = performance.now();
   const tlsSocket = await secureSocket(deadline, 'tls', socket, { ...settings.tlsOptions, ALPNProtocols: settings.enableHttp2 ? ['h2', 'http/1.1'] : undefined }, resources);
   timings.tlsDone = performance.now();
   timings.gotConn = timings.tlsDone;
   const tls = tlsConnectionState(tlsSocket);
-  if (tlsSocket.alpnProtocol === 'h2') return exchangeHttp2(tlsSocket, tls, hop, path, request, deadline, timings, resources);
-  return exchangeHttp1(tlsSocket, hop, path, request, deadline, timings, tls);
+  if (tlsSocket.alpnProtocol === 'h2') return exchangeHttp2(tlsSocket, tls, open);
+  return exchangeHttp1(tlsSocket, open, tls);
 }

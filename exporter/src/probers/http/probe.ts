@@ -126,7 +126,7 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
     }
   }
 
-  const resources = new Resources();
+  const resources = new Resources(logger);
   const abort = (): void => resources.destroyAll();
   deadline.signal.addEventListener('abort', abort, { once: true });
   const exchanges: Exchanges = { hops: [], redirects: 0, requestErrored: false };
@@ -151,7 +151,7 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
       return false;
     }
     await sendFollowingRedirects(exchanges, { http, targetUrl, firstAddress, serverName, firstTlsOptions, proxy, deadline, resources, logger }, request);
-    if (exchanges.final) verdict = await judge(exchanges.final, exchanges.requestErrored, http, deadline, logger, regexGauge);
+    if (exchanges.final) verdict = await judge(exchanges.final, exchanges.requestErrored, http, deadline, resources, logger, regexGauge);
     exchanges.hops[exchanges.hops.length - 1].timings.end = performance.now();
   } catch (error) {
     logger.error('Error for HTTP request', { err: error as Error });
@@ -298,7 +298,7 @@ interface Verdict {
 }
 
 /** Upstream's checks of the final response, in its order: status, headers, body (read to the end), HTTP version. */
-async function judge(final: IncomingResponse, requestErrored: boolean, http: HttpSettings, deadline: ProbeDeadline, logger: ProbeLogger, regexGauge: Gauge): Promise<Verdict> {
+async function judge(final: IncomingResponse, requestErrored: boolean, http: HttpSettings, deadline: ProbeDeadline, resources: Resources, logger: ProbeLogger, regexGauge: Gauge): Promise<Verdict> {
   let success: boolean;
   if (http.validStatusCodes.length > 0) {
     success = http.validStatusCodes.includes(final.status);
@@ -316,7 +316,7 @@ async function judge(final: IncomingResponse, requestErrored: boolean, http: Htt
   let bodyRead = false;
   if (!requestErrored) {
     try {
-      const body = await readBody(final, http, success && bodyRegexps, deadline);
+      const body = await readBody(final, http, success && bodyRegexps, deadline, resources);
       bodyLength = body.length;
       bodyRead = true;
       if (success && bodyRegexps) {

@@ -145,7 +145,7 @@ export const probeTcp: Prober<'tcp'> = async (deadline, target, module, registry
     return false;
   }
   const { host, port } = parsed.target;
-  const resources = new Resources();
+  const resources = new Resources(logger);
   try {
     const socket = await openConnection(deadline, host, port, settings, registry, logger, resources);
     const connection: Connection = { socket, reader: new StreamReader(socket), resources };
