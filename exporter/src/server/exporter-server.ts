@@ -66,11 +66,17 @@ export class Exporter {
       case PROBE_PATH: {
         const scrapeTimeout = request.headers[SCRAPE_TIMEOUT_HEADER.toLowerCase()];
         const openMetrics = (request.headers.accept ?? '').includes('application/openmetrics-text');
+        // A scrape that goes away before its answer (a disconnect, Prometheus' scrape timeout) stops its probe.
+        const abandoned = new AbortController();
+        response.once('close', () => {
+          if (!response.writableFinished) abandoned.abort();
+        });
         const reply = await handleProbe(
           { config: this.config, timeoutOffsetSeconds: this.options.timeoutOffsetSeconds, log: this.options.log, history: this.history, unknownModules: this.unknownModules },
           url.searchParams,
           Array.isArray(scrapeTimeout) ? scrapeTimeout[0] : scrapeTimeout,
           openMetrics,
+          abandoned.signal,
         );
         return send(reply.status, reply.contentType, reply.body);
       }

@@ -66,7 +66,12 @@ function debugText(logText: string, metricsText: string, module: CompiledModule)
   return `Logs for the probe:\n${logText}\n\n\nMetrics that would have been returned:\n${metricsText}\n\n\nModule configuration:\n${moduleYaml}`;
 }
 
-export async function handleProbe(context: ProbeContext, params: URLSearchParams, scrapeTimeoutHeader: string | undefined, openMetrics: boolean): Promise<ProbeReply> {
+/**
+ * Answers one /probe request. `abandoned` fires when the scrape goes away before the answer (the client
+ * disconnected, Prometheus' scrape timeout passed): the probe stops then, as upstream's does with its
+ * request's context, rather than holding its connections until the module's timeout.
+ */
+export async function handleProbe(context: ProbeContext, params: URLSearchParams, scrapeTimeoutHeader: string | undefined, openMetrics: boolean, abandoned?: AbortSignal): Promise<ProbeReply> {
   const moduleName = params.get('module') || DEFAULT_MODULE;
   const module = context.config.modules[moduleName];
   if (!module) {
@@ -99,7 +104,7 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
   if (openMetrics) (registry as unknown as Registry<OpenMetricsContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
   const successGauge = gauge(registry, PROBE_SUCCESS);
   const durationGauge = gauge(registry, PROBE_DURATION);
-  const deadline = deadlineIn(timeoutSeconds * 1000);
+  const deadline = deadlineIn(timeoutSeconds * 1000, abandoned);
   const started = performance.now();
   let success = false;
   try {

@@ -35,6 +35,7 @@ export const GRPC_OK = code('OK');
 export const GRPC_DEADLINE_EXCEEDED = code('DEADLINE_EXCEEDED');
 export const GRPC_UNAVAILABLE = code('UNAVAILABLE');
 export const GRPC_INTERNAL = code('INTERNAL');
+export const GRPC_CANCELLED = code('CANCELLED');
 
 /** A call that did not end in OK, with its gRPC status code and what went wrong. */
 export class GrpcCallError extends Error {

@@ -10,13 +10,13 @@ import { Gauge } from 'prom-client';
 import { PROBE_SSL_EARLIEST_CERT_EXPIRY, gauge, phaseGauge } from '../../metrics';
 import { GRPC_PHASES, PROBE_GRPC_DURATION, PROBE_GRPC_HEALTHCHECK_RESPONSE, PROBE_GRPC_SSL, PROBE_GRPC_STATUS_CODE } from './metrics';
 import { resolveTargetAddress } from '../shared/address';
-import { beforeDeadline, DeadlineExceeded } from '../shared/deadline';
+import { beforeDeadline, DeadlineExceeded, ProbeInterrupted } from '../shared/deadline';
 import { dial } from '../shared/dial';
 import { joinHostPort } from '../shared/host-port';
 import { Resources } from '../shared/resources';
 import { recordTlsMetrics, tlsConnectionOptions, tlsConnectionState, type TlsConnectionState } from '../shared/tls';
 import type { Prober } from '../types';
-import { GRPC_CODE_NAMES, GRPC_DEADLINE_EXCEEDED, GRPC_INTERNAL, GRPC_OK, GRPC_UNAVAILABLE, GrpcCallError, unaryCall } from './call';
+import { GRPC_CANCELLED, GRPC_CODE_NAMES, GRPC_DEADLINE_EXCEEDED, GRPC_INTERNAL, GRPC_OK, GRPC_UNAVAILABLE, GrpcCallError, unaryCall } from './call';
 import { grpcTarget } from './definition';
 import { decodeCheckResponse, encodeCheckRequest, HEALTH_CHECK_PATH, SERVING_STATUSES, servingStatusName } from './health';
 
@@ -25,12 +25,13 @@ const GRPC_TLS_METRICS = { lastChainExpiry: false, cipher: false } as const;
 
 /**
  * The gRPC status of a call that failed with `error`: the call's own, or as grpc-go names the rest: the
- * deadline, and a connection that could not be made or was lost (refused, reset, a TLS
+ * deadline, a probe interrupted (CANCELLED), and a connection that could not be made or was lost (refused, reset, a TLS
  * handshake that failed), which is UNAVAILABLE.
  */
 function statusOf(error: unknown): number {
   if (error instanceof GrpcCallError) return error.code;
   if (error instanceof DeadlineExceeded) return GRPC_DEADLINE_EXCEEDED;
+  if (error instanceof ProbeInterrupted) return GRPC_CANCELLED;
   return GRPC_UNAVAILABLE;
 }
 
