@@ -11,6 +11,7 @@ import { CONFIG_PATH, HEALTH_PATH, METRICS_PATH, PROBE_LOGS_PATH, PROBE_PATH, RE
 import type { Logger } from '../log';
 import { BUILD_INFO, CONFIG_RELOAD_SUCCESS, CONFIG_RELOAD_SUCCESS_TIME, MODULE_UNKNOWN, gauge } from '../metrics';
 import { EXPORTER_VERSION } from '../version';
+import { containEscapedErrors } from './escaped-errors';
 import { ProbeHistory } from './history';
 import { handleProbe } from './probe-handler';
 import { statusPage } from './status-page';
@@ -105,8 +106,12 @@ export class Exporter {
     }
   }
 
-  /** Starts serving on host:port (empty host: every interface); resolves with the port bound. */
+  /**
+   * Starts serving on host:port (empty host: every interface); resolves with the port bound. From then on
+   * an error that escapes a probe fails that probe instead of ending the process (./escaped-errors.ts).
+   */
   listen(host: string, port: number): Promise<number> {
+    containEscapedErrors(this.options.log);
     const server = createServer((request, response) => {
       this.route(request, response).catch((error: unknown) => {
         this.options.log.error('Error serving request', { path: request.url?.split('?')[0], err: error as Error });

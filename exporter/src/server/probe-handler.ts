@@ -9,7 +9,8 @@ import { maskModule, maskUrl } from '../config/mask';
 import type { CompiledConfig, CompiledModule } from '../config/module';
 import { PROBE_DURATION, PROBE_SUCCESS, gauge } from '../metrics';
 import { probe } from '../probers';
-import { deadlineIn } from '../probers/shared/deadline';
+import { deadlineIn, ProbeInterrupted } from '../probers/shared/deadline';
+import { runContained } from './escaped-errors';
 import { ProbeLog, type Logger } from '../log';
 import type { ProbeHistory } from './history';
 
@@ -107,8 +108,22 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
   const deadline = deadlineIn(timeoutSeconds * 1000, abandoned);
   const started = performance.now();
   let success = false;
+  // An error that escaped the probe fails it at once, even if the prober was waiting on something else.
+  let onEscape: () => void = () => undefined;
+  const escaped = new Promise<false>((resolve) => {
+    onEscape = () => resolve(false);
+  });
+  const scope = {
+    module: moduleName,
+    target: shownTarget,
+    escaped: (error: unknown) => {
+      probeLog.error('An error escaped the probe', { err: error as Error });
+      deadline.interrupt(new ProbeInterrupted('an error escaped the probe'));
+      onEscape();
+    },
+  };
   try {
-    success = await probe(deadline, target, module, registry, probeLog, { hostname });
+    success = await Promise.race([runContained(scope, () => probe(deadline, target, module, registry, probeLog, { hostname })), escaped]);
   } catch (error) {
     // A prober must not throw; if one does, the probe fails rather than the exporter.
     probeLog.error('Prober failed unexpectedly', { err: error as Error });

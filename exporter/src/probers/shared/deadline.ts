@@ -1,7 +1,8 @@
 /**
  * Small helpers that make any promise or socket obey a probe's deadline, so that no prober waits past it
  * and nothing stays registered on the deadline's signal once the probe is over. The deadline's signal
- * also fires when the probe is interrupted before its time: the scrape that asked for it went away.
+ * also fires when the probe is interrupted before its time: the scrape that asked for it went away, or an
+ * error escaped the probe (see ../../server/escaped-errors.ts).
  */
 import type { ProbeDeadline } from '../types';
 
