@@ -16,6 +16,12 @@ import { ProbeHistory } from './history';
 import { handleProbe } from './probe-handler';
 import { statusPage } from './status-page';
 
+/**
+ * The request line and headers a scrape may send: 1 MiB, as Go's server takes (Node's default, 16 KiB,
+ * answers 431 to a long target URL or a query of thousands of parameters that upstream probes).
+ */
+const MAX_REQUEST_HEADER_BYTES = 1 << 20;
+
 export interface ExporterOptions {
   readonly configFile: string;
   readonly timeoutOffsetSeconds: number;
@@ -112,7 +118,13 @@ export class Exporter {
    */
   listen(host: string, port: number): Promise<number> {
     containEscapedErrors(this.options.log);
-    const server = createServer((request, response) => {
+    const server = createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, (request, response) => {
+      // A request line without a version is HTTP/0.9, which Go's server refuses; so does this one.
+      if (request.httpVersionMajor < 1) {
+        response.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+        response.end('Bad Request: the request line needs an HTTP version\n');
+        return;
+      }
       this.route(request, response).catch((error: unknown) => {
         this.options.log.error('Error serving request', { path: request.url?.split('?')[0], err: error as Error });
         if (!response.headersSent) response.writeHead(500);

@@ -1,11 +1,13 @@
 /**
  * What a scrape may ask of the exporter, run as a real process: scrapes that go away before their answer
- * (Prometheus' scrape timeout, a client that disconnects) stop their probes and release their sockets,
- * and a scrape timeout longer than a Node timer can wait is still a timeout, not an instant failure.
+ * (Prometheus' scrape timeout, a client that disconnects) stop their probes and release their sockets; a
+ * scrape timeout longer than a Node timer can wait is still a timeout, not an instant failure; a long
+ * target URL or query is probed, as Go's server takes up to 1 MiB of request head; a request line without
+ * an HTTP version is refused.
  */
 import { once } from 'node:events';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { SCRAPE_TIMEOUT_HEADER } from '../../src/contract/endpoints';
 import { metricValue, parseMetrics } from '../../loopback/metrics-text';
 import { startExporter, type RunningExporter } from '../../loopback/reference-exporter';
@@ -57,7 +59,8 @@ describe('scrapes, against the exporter as a process', () => {
       socket.on('error', () => undefined);
       socket.on('close', () => held.delete(socket));
     }).listen(0, '127.0.0.1');
-    answering = createHttpServer((_request, response) => response.end('ok')).listen(0, '127.0.0.1');
+    // Takes a long request line itself, so that a probe of a long URL can succeed.
+    answering = createHttpServer({ maxHeaderSize: 1 << 20 }, (_request, response) => response.end('ok')).listen(0, '127.0.0.1');
     await Promise.all([once(stalled, 'listening'), once(answering, 'listening')]);
     exporter = await startExporter('ours', CONFIG);
   });
@@ -97,5 +100,25 @@ describe('scrapes, against the exporter as a process', () => {
     const response = await fetch(`${exporter.baseUrl}/probe?${new URLSearchParams({ module: 'no_timeout', target })}`, { headers: { [SCRAPE_TIMEOUT_HEADER]: '3000000' } });
     expect(response.status).toBe(200);
     expect(metricValue(parseMetrics(await response.text()), 'probe_success')).toBe(1);
+  });
+
+  it.each([
+    ['a target URL of 20 KB', (target: string) => new URLSearchParams({ module: 'no_timeout', target: `${target}?q=${'x'.repeat(20_000)}` }).toString()],
+    ['5,000 query parameters', (target: string) => `${new URLSearchParams({ module: 'no_timeout', target })}&${Array.from({ length: 5000 }, (_, index) => `p${index}=v`).join('&')}`],
+  ])('probes %s instead of answering 431', async (_name, query) => {
+    const response = await fetch(`${exporter.baseUrl}/probe?${query(`http://127.0.0.1:${(answering.address() as AddressInfo).port}/`)}`);
+    expect(response.status).toBe(200);
+    expect(metricValue(parseMetrics(await response.text()), 'probe_success')).toBe(1);
+  });
+
+  it('answers 400 to a request line without an HTTP version (HTTP/0.9)', async () => {
+    const url = new URL(exporter.baseUrl);
+    const socket = connect(Number(url.port), url.hostname);
+    socket.write(`GET /probe?module=no_timeout&target=http://127.0.0.1:${(answering.address() as AddressInfo).port}/\r\n\r\n`);
+    let reply = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (reply += chunk));
+    await once(socket, 'close');
+    expect(reply.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(reply).not.toContain('probe_success');
   });
 });
