@@ -14,6 +14,7 @@ import { Resources } from '../shared/resources';
 import type { ProbeLogger, Prober } from '../types';
 import { recordText, type DecodedRecord } from './record-text';
 import { exchangeStream, exchangeUdp, type PhaseTimes } from './transport';
+import { decodeResponse, type DnsResponse } from './message';
 
 /**
  * Checks records against one validator, as upstream does: fail_if_matches_regexp fails on any record
@@ -101,15 +102,14 @@ export const probeDns: Prober<'dns'> = async (deadline, target, module, registry
   logger.info('Making DNS query', { target: `${endpoint.address}:${port}`, dial_protocol: protocol, query: settings.queryName, type: settings.queryType, class: settings.queryClass });
 
   const phases: PhaseTimes = { connect: 0, request: 0 };
-  // dns-packet decodes the rcode into a name; its typings do not list the field.
-  let response: dnsPacket.DecodedPacket & { rcode?: string };
   const resources = new Resources(logger);
+  let response: DnsResponse;
   try {
     const bytes =
       settings.transport === 'udp'
         ? await exchangeUdp(query, id, endpoint, deadline, phases, resources)
         : await exchangeStream(query, endpoint, settings.overTls ? { serverName: host, config: settings.tlsConfig } : undefined, deadline, phases, resources);
-    response = dnsPacket.decode(bytes);
+    response = decodeResponse(bytes);
   } catch (error) {
     logger.error('Error while sending a DNS query', { err: (error as Error).message });
     return false;
