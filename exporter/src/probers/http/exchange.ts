@@ -80,6 +80,15 @@ function declaredLength(headers: ReadonlyArray<readonly [string, string]>, whenA
   return declared === undefined || !/^\d+$/.test(declared.trim()) ? whenAbsent : Number(declared);
 }
 
+/**
+ * The most header bytes a response may have: Go's client takes up to 10 MB (MaxResponseHeaderBytes), where
+ * Node's default (16 KiB) would fail a probe that upstream passes.
+ */
+const MAX_RESPONSE_HEADER_BYTES = 10 << 20;
+
+/** Node's HTTP/2 client refuses more than 128 header fields by default; Go limits the bytes only. */
+const MAX_RESPONSE_HEADER_FIELDS = MAX_RESPONSE_HEADER_BYTES / 32;
+
 /** Headers HTTP/2 forbids; node refuses them on a stream. */
 const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);
 
@@ -148,7 +157,9 @@ interface OpenExchange {
 async function exchangeHttp1(socket: Socket, { hop, path, request, deadline, timings, resources }: OpenExchange, tls?: TlsConnectionState): Promise<IncomingResponse> {
   const outgoingHeaders = flatHeaders([['Host', [hop.host]], ...request.headers]);
   if (request.body) outgoingHeaders['Content-Length'] = String(request.body.length);
-  const outgoing = resources.own(http1Request({ createConnection: () => socket, method: request.method, path, headers: outgoingHeaders, setHost: false }));
+  const outgoing = resources.own(http1Request({ createConnection: () => socket, method: request.method, path, headers: outgoingHeaders, setHost: false, maxHeaderSize: MAX_RESPONSE_HEADER_BYTES }));
+  // Go keeps every header line; Node's client would drop those past the 2000th.
+  outgoing.maxHeadersCount = 0;
   const response = beforeDeadline(deadline, 'processing', once(outgoing, 'response') as Promise<[import('node:http').IncomingMessage]>);
   outgoing.end(request.body);
   const [incoming] = await response;
@@ -171,7 +182,13 @@ function http2ResponseHead(stream: ClientHttp2Stream): Promise<Http2Headers> {
 
 async function exchangeHttp2(tlsSocket: TLSSocket, tls: TlsConnectionState, { hop, path, request, deadline, timings, resources }: OpenExchange): Promise<IncomingResponse> {
   // A server push is nothing a probe asked for.
-  const session = resources.own(http2Connect(`https://${hop.host}`, { createConnection: () => tlsSocket, settings: { enablePush: false } }));
+  const session = resources.own(
+    http2Connect(`https://${hop.host}`, {
+      createConnection: () => tlsSocket,
+      maxHeaderListPairs: MAX_RESPONSE_HEADER_FIELDS,
+      settings: { enablePush: false, maxHeaderListSize: MAX_RESPONSE_HEADER_BYTES },
+    }),
+  );
   const headers: OutgoingHttpHeaders = {
     [http2Constants.HTTP2_HEADER_METHOD]: request.method,
     [http2Constants.HTTP2_HEADER_PATH]: path,

@@ -281,6 +281,8 @@ async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, fi
     }
     response.body.destroy();
     const next = new URL(location, url);
+    // Go's client follows http and https only; any other scheme fails the request, as it does upstream.
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new Error(`redirect to ${next.protocol}// refused: unsupported protocol scheme "${next.protocol.slice(0, -1)}"`);
     if (next.host !== url.host) {
       request = { ...request, headers: request.headers.filter(([name]) => !SENSITIVE_HEADERS.has(name.toLowerCase())) };
       // A Host set by the module or the hostname parameter only holds for relative redirects, as in Go.
