@@ -5,7 +5,7 @@
  * whose CRUD calls probekit/search, the same client the CLI uses.
  */
 import * as pulumi from '@pulumi/pulumi';
-import { createApiKey, displayUrl, invalidateApiKey, SearchEngineError, type RolePreset, type SearchEngineConnection } from 'probekit/search';
+import { createApiKey, displayUrl, invalidateApiKey, NO_EXPIRATION, SearchEngineError, type RolePreset, type SearchEngineConnection } from 'probekit/search';
 
 /** What defines a key and what is needed to reach the engine; the password is a secret input. */
 export interface ApiKeyInputs {
@@ -15,6 +15,14 @@ export interface ApiKeyInputs {
   /** The key request's `name`. */
   readonly name: string;
   readonly role: RolePreset;
+  /** Index patterns of the read-only preset. @default the library's log patterns (LOG_INDEX_PATTERNS) */
+  readonly indices?: readonly string[];
+  /**
+   * The key's lifetime. The stack owns the key: it replaces it when asked and invalidates it on destroy, so by
+   * default the key does not expire, since an expiry nothing here tracks would break every cluster's Secret at once.
+   * @default 'never'
+   */
+  readonly expiration?: string;
   readonly insecure?: boolean;
   /** PEM text of the engine's CA (the program reads `caFile`; the provider reads no disk). */
   readonly ca?: string;
@@ -25,8 +33,8 @@ export interface ApiKeyOutputs extends ApiKeyInputs {
   readonly encoded: string;
 }
 
-/** A different engine, name or role is a different key: a new one is created, then the old one invalidated. */
-const FIELDS_THAT_MAKE_A_NEW_KEY = ['url', 'name', 'role'] as const;
+/** A different engine, name, role, index patterns or lifetime is a different key: a new one is created, then the old one invalidated. */
+const FIELDS_THAT_MAKE_A_NEW_KEY = ['url', 'name', 'role', 'indices', 'expiration'] as const;
 /** Used only to talk to the engine: a change is recorded without touching the key. */
 const FIELDS_THAT_KEEP_THE_KEY = ['username', 'password', 'insecure', 'ca'] as const;
 
@@ -49,7 +57,7 @@ function connection(props: ApiKeyInputs): SearchEngineConnection {
 /** The CRUD of the key, also called directly by the tests. */
 export const apiKeyProvider: pulumi.dynamic.ResourceProvider<ApiKeyInputs, ApiKeyOutputs> = {
   async diff(_id, olds, news) {
-    const replaces = FIELDS_THAT_MAKE_A_NEW_KEY.filter((field) => olds[field] !== news[field]);
+    const replaces = FIELDS_THAT_MAKE_A_NEW_KEY.filter((field) => JSON.stringify(olds[field]) !== JSON.stringify(news[field]));
     const changes = replaces.length > 0 || FIELDS_THAT_KEEP_THE_KEY.some((field) => olds[field] !== news[field]);
     // Create before delete: the clusters' Secrets move to the new key before the old one stops working.
     return { changes, replaces: [...replaces], deleteBeforeReplace: false };
@@ -57,7 +65,15 @@ export const apiKeyProvider: pulumi.dynamic.ResourceProvider<ApiKeyInputs, ApiKe
 
   async create(inputs) {
     try {
-      const key = await createApiKey({ ...connection(inputs), username: inputs.username, password: inputs.password, name: inputs.name, role: inputs.role });
+      const key = await createApiKey({
+        ...connection(inputs),
+        username: inputs.username,
+        password: inputs.password,
+        name: inputs.name,
+        role: inputs.role,
+        ...(inputs.indices === undefined ? {} : { indices: inputs.indices }),
+        expiration: inputs.expiration ?? NO_EXPIRATION,
+      });
       return { id: key.id, outs: { ...inputs, encoded: key.encoded } };
     } catch (error) {
       throw reported(error, 'creating the API key', inputs.url);

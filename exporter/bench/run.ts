@@ -15,7 +15,9 @@ import { stringify } from 'yaml';
 import type { ConfigInput, ModuleInput } from '@probekit/exporter';
 import { ZONE } from '../loopback/dns-test-server';
 import { makeTlsFixtures } from '../loopback/tls-fixtures';
-import { REFERENCE_EXPORTER, startExporter, type RunningExporter, type StartOptions } from '../loopback/reference-exporter';
+import { OUR_EXPORTER_MAIN, REFERENCE_EXPORTER, startExporter, type RunningExporter, type StartOptions } from '../loopback/reference-exporter';
+import { FROM_SOURCE } from '../loopback/from-source';
+import { ROBUSTNESS_SCENARIOS, runRobustness } from './robustness';
 import type { TargetPorts } from './target-server';
 
 const SECONDS_PER_RUN = Number(process.env.BENCH_SECONDS ?? 5);
@@ -229,7 +231,7 @@ async function main(): Promise<void> {
   const targets = await startTargets(pki.serverCertFile, pki.serverKeyFile);
   try {
     const all = scenarios(targets.ports, pki.caFile);
-    const known = new Set(all.flatMap((scenario) => [scenario.module, scenario.config.prober]));
+    const known = new Set<string>([...all.flatMap((scenario) => [scenario.module, scenario.config.prober]), ...ROBUSTNESS_SCENARIOS]);
     const unknown = SCENARIO_FILTER?.filter((name) => !known.has(name)) ?? [];
     if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: no scenario ${unknown.join(', ')}; there are ${[...known].join(', ')}`);
     const selected = all.filter((scenario) => !SCENARIO_FILTER || SCENARIO_FILTER.includes(scenario.module) || SCENARIO_FILTER.includes(scenario.config.prober));
@@ -251,6 +253,10 @@ async function main(): Promise<void> {
       const ours = await measure('ours', config, scenario, oursOptions);
       report(scenario, reference, ours);
     }
+    await runRobustness(
+      ROBUSTNESS_SCENARIOS.filter((name) => !SCENARIO_FILTER || SCENARIO_FILTER.includes(name)),
+      { ours: oursOptions, ourCommand: oursOptions.command ?? [process.execPath, ...FROM_SOURCE, OUR_EXPORTER_MAIN] },
+    );
   } finally {
     targets.stop();
     pki.cleanup();

@@ -35,6 +35,8 @@ export interface RunningExporter {
   readonly name: 'reference' | 'ours';
   readonly baseUrl: string;
   readonly pid: number;
+  /** The file it reads its config from (a reload reads it again). */
+  readonly configFile: string;
   probe(request: ProbeRequest): Promise<ProbeResult>;
   /** Everything the process wrote to stderr (its log) so far. */
   log(): string;
@@ -51,7 +53,8 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-async function waitHealthy(baseUrl: string, child: ChildProcess, log: () => string): Promise<void> {
+/** Resolves once the exporter at `baseUrl` answers /-/healthy; throws when its process exits first or 20 s pass. */
+export async function waitHealthy(baseUrl: string, child: ChildProcess, log: () => string): Promise<void> {
   const until = Date.now() + 20_000;
   while (Date.now() < until) {
     if (child.exitCode !== null) throw new Error(`exporter exited with ${child.exitCode}: ${log()}`);
@@ -109,6 +112,7 @@ export async function startExporter(name: RunningExporter['name'], configYaml: s
     name,
     baseUrl,
     pid: child.pid ?? -1,
+    configFile,
     log,
     stop,
     async probe(request) {

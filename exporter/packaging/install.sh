@@ -1,41 +1,103 @@
 #!/usr/bin/env bash
-# Installs the probekit exporter as a systemd service on this machine, the single-machine form, amd64 or arm64.
+# Installs the probekit exporter as a systemd service: the single-machine form. Run it from the release bundle for
+# the machine's architecture (probekit-exporter-<version>-linux-<amd64|arm64>.tar.gz, unpacked):
 #
-#   probekit host render --spec monitoring.yaml --out host/
-#   sudo exporter/packaging/install.sh --exporter blackbox --files host/ [--agent-service NAME]
+#   sudo ./install.sh --exporter blackbox --vendor NAME --spec FILE [--arch amd64|arm64] [--root DIR] [--no-start] [--agent-service NAME]
+#   sudo ./install.sh --exporter blackbox --files DIR ...        (DIR: what `probekit host render --out DIR` wrote)
+#   sudo ./install.sh --exporter blackbox --uninstall [--root DIR] [--no-start]
 #
-# It installs the exporter bundle, the files `probekit host render` wrote (exporter config, agent config,
-# unit), creates the service user, then restarts the exporter and the agent and shows both statuses.
-# --root DIR stages everything under DIR instead (no user, no systemctl): for packaging and tests.
+# It renders the host files from the spec (with the probekit command in the bundle: the renderers of the cluster
+# form), installs the exporter, its ICMP addon, the unit, the exporter's config and the agent's jobs, creates the
+# service user, then restarts the exporter and the agent and shows the status of both. With --root, or where
+# systemd is not running, it stages the files and prints the commands that remain. The options are a contract:
+# scripts and configuration-management tools call it.
+#
+# What it installed is listed, with a checksum per file, in /var/lib/probekit-exporter/installed: a second run
+# replaces only what changed and removes what the spec no longer has (a module's secret file), --uninstall removes
+# exactly that list (the jobs it added to the agent file, not the file), and a file about to be replaced or removed
+# that differs from what was installed (the agent file before its first edit, a file edited by hand) is kept
+# beside it as FILE.probekit-backup-<time>.
 set -euo pipefail
 
+readonly MANIFEST=/var/lib/probekit-exporter/installed
+
 usage() {
-  echo "usage: install.sh --exporter blackbox --files DIR [--bundle FILE] [--arch amd64|arm64] [--agent-service NAME] [--root DIR] [--no-start]" >&2
+  cat >&2 <<'EOF'
+usage: install.sh --exporter blackbox [--vendor NAME] --spec FILE [--arch amd64|arm64] [--root DIR] [--no-start] [--agent-service NAME]
+       install.sh --exporter blackbox --files DIR [--arch amd64|arm64] [--root DIR] [--no-start] [--agent-service NAME]
+       install.sh --exporter blackbox --uninstall [--root DIR] [--no-start]
+
+  --exporter blackbox   the exporter to install (blackbox is the one there is)
+  --vendor NAME         the agent's folder under /etc: /etc/NAME/agent-config.yaml (default probekit)
+  --spec FILE           the spec to render the exporter's config, the agent's jobs and the unit from
+  --files DIR           install what `probekit host render --out DIR` rendered elsewhere, instead of --spec
+  --arch amd64|arm64    the architecture of a staged tree (default: this machine's)
+  --root DIR            stage everything under DIR and print the commands to run on the machine
+  --no-start            install without restarting or enabling anything
+  --agent-service NAME  the agent's systemd unit to restart (default NAME-agent.service, NAME from --vendor)
+  --uninstall           remove what the installer added: unit, exporter, config, its jobs, the service user
+EOF
   exit 2
 }
-fail() { echo "install.sh: $*" >&2; exit 1; }
+fail() {
+  echo "install.sh: $*" >&2
+  exit 1
+}
 
-here=$(cd "$(dirname "$0")" && pwd)
-exporter="" files="" root="" arch="" agent_service="" start=1
-bundle="$here/../dist/probekit-exporter.js"
+[ $# -gt 0 ] || usage
+exporter="" vendor="" spec="" files="" arch="" root="" agent_service="" start=1 uninstall=0 staged=0
 while [ $# -gt 0 ]; do
-  case "$1" in
-    --exporter) exporter=${2:-}; shift 2 ;;
-    --files) files=${2:-}; shift 2 ;;
-    --bundle) bundle=${2:-}; shift 2 ;;
-    --arch) arch=${2:-}; shift 2 ;;
-    --agent-service) agent_service=${2:-}; shift 2 ;;
-    --root) root=${2:-}; shift 2 ;;
-    --no-start) start=0; shift ;;
-    *) usage ;;
+  flag=$1
+  case "$flag" in
+    --exporter | --vendor | --spec | --files | --arch | --root | --agent-service)
+      if [ $# -lt 2 ] || [ -z "$2" ] || [ "${2#--}" != "$2" ]; then
+        fail "$flag needs a value (install.sh --help lists them)"
+      fi
+      case "$flag" in
+        --exporter) exporter=$2 ;;
+        --vendor) vendor=$2 ;;
+        --spec) spec=$2 ;;
+        --files) files=$2 ;;
+        --arch) arch=$2 ;;
+        --root) root=$2 staged=1 ;;
+        --agent-service) agent_service=$2 ;;
+      esac
+      shift 2
+      ;;
+    --no-start) start=0 && shift ;;
+    --uninstall) uninstall=1 && shift ;;
+    -h | --help) usage ;;
+    *)
+      echo "install.sh: unknown argument '$flag'" >&2
+      usage
+      ;;
   esac
 done
 
-[ "$exporter" = blackbox ] || fail "--exporter: only blackbox is available (got '${exporter}')"
-if [ -z "$files" ] || [ ! -d "$files/etc" ]; then
-  fail "--files: give the folder 'probekit host render --out DIR' wrote (it holds etc/)"
+[ "$exporter" = blackbox ] || fail "--exporter: only blackbox is available (got '${exporter}'); give --exporter blackbox"
+if [ "$uninstall" -eq 1 ]; then
+  [ -z "$spec$files$vendor$arch" ] || fail "--uninstall takes no --spec, --files, --vendor or --arch: it removes what the last install recorded"
+elif [ -n "$spec" ] && [ -n "$files" ]; then
+  fail "give --spec FILE or --files DIR, not both"
+elif [ -z "$spec$files" ]; then
+  fail "give --spec FILE (the spec to install from) or --files DIR (a tree from 'probekit host render')"
 fi
-[ -f "$bundle" ] || fail "--bundle: $bundle does not exist; run 'npm run build' first"
+[ -z "$files" ] || [ -z "$vendor" ] || fail "--vendor applies to --spec; the tree given with --files was rendered for its vendor already"
+vendor=${vendor:-probekit}
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+for part in probekit-exporter.js icmp_socket.node probekit.js; do
+  [ -f "$here/$part" ] || fail "$here has no $part: run the install.sh of a release bundle (in the repository: npm run package in exporter/, then unpack probekit-exporter-<version>-linux-<arch>.tar.gz)"
+done
+
+# Relative paths are the caller's; the staging folder is made before any is resolved elsewhere.
+[ -z "$spec" ] || spec=$(realpath -e -- "$spec" 2>/dev/null) || fail "--spec: no such file"
+[ -z "$files" ] || files=$(realpath -e -- "$files" 2>/dev/null) || fail "--files: no such folder"
+if [ "$staged" -eq 1 ]; then
+  mkdir -p -- "$root"
+  root=$(realpath -- "$root")
+  [ "$root" != / ] || root=""
+fi
 
 case "$(uname -m)" in
   x86_64 | amd64) machine=amd64 ;;
@@ -44,43 +106,194 @@ case "$(uname -m)" in
 esac
 arch=${arch:-$machine}
 case "$arch" in amd64 | arm64) ;; *) fail "--arch: use amd64 or arm64 (got '$arch')" ;; esac
-# A staged tree may be for another machine; a live install must match this one (the ICMP addon is native).
-[ -n "$root" ] || [ "$arch" = "$machine" ] || fail "--arch $arch does not match this $machine machine"
+[ "$staged" -eq 1 ] || [ "$arch" = "$machine" ] || fail "--arch $arch: this machine is $machine; a live install is for this machine (stage another with --root DIR)"
 
-node_bin=/usr/bin/node
-if [ -z "$root" ]; then
-  [ "$(id -u)" -eq 0 ] || fail "run as root (it writes /etc and /opt and manages services)"
-  [ -x "$node_bin" ] || fail "$node_bin is missing; install Node.js 20 or newer"
-  major=$("$node_bin" -p 'process.versions.node.split(".")[0]')
-  [ "$major" -ge 20 ] || fail "Node.js $major is too old; the exporter needs 20 or newer"
+# The bundle's architecture is its ICMP addon's: the ELF header's machine field (62 x86-64, 183 AArch64).
+case "$(od -An -tu2 -j18 -N2 "$here/icmp_socket.node" | tr -d ' ')" in
+  62) bundle_arch=amd64 ;;
+  183) bundle_arch=arm64 ;;
+  *) fail "$here/icmp_socket.node is not an amd64 or arm64 addon; the bundle is damaged" ;;
+esac
+if [ "$uninstall" -eq 0 ] && [ "$bundle_arch" != "$arch" ]; then
+  if [ "$staged" -eq 1 ]; then
+    fail "this bundle is for $bundle_arch, but --arch is $arch: use the linux-$arch bundle, or --arch $bundle_arch"
+  fi
+  fail "this bundle is for $bundle_arch, but this machine is $machine: use the linux-$machine bundle"
 fi
 
-install_dir="$root/opt/probekit/exporter"
-mkdir -p "$install_dir"
-install -m 0644 "$bundle" "$install_dir/probekit-exporter.js"
-# The ICMP prober's native addon, when the build made one, sits beside the bundle.
-bundle_dir=$(dirname "$bundle")
-for addon in "$bundle_dir"/*.node; do
-  [ -e "$addon" ] && install -m 0644 "$addon" "$install_dir/"
-done
+if [ "$staged" -eq 0 ]; then
+  [ "$(id -u)" -eq 0 ] || fail "run as root (it writes /etc, /opt and /var/lib and manages services), or stage with --root DIR"
+fi
+# The probekit command runs on this machine's Node, whatever the staged tree's architecture.
+node_here=$(command -v node || true)
+[ -n "$node_here" ] || fail "node is not on the PATH; install Node.js 20 or newer (the distribution's nodejs package)"
+node_version() { "$1" -p 'process.versions.node.split(".")[0]'; }
+[ "$(node_version "$node_here")" -ge 20 ] || fail "$node_here is Node.js $(node_version "$node_here"); the exporter needs 20 or newer"
 
-mkdir -p "$root/etc"
-cp -R "$files/etc/." "$root/etc/"
+systemd_running=0
+[ "$staged" -eq 1 ] || [ ! -d /run/systemd/system ] || systemd_running=1
 
-user=probekit-exporter
-secrets=$(find "$root/etc" -type d -path '*/exporters/blackbox/secrets' | head -n 1)
-if [ -z "$root" ]; then
-  id -u "$user" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
-  [ -n "$secrets" ] && chown -R "$user:$user" "$secrets" && chmod 0700 "$secrets"
+staging=$(mktemp -d)
+trap 'rm -rf -- "$staging"' EXIT
+probekit() { "$node_here" "$here/probekit.js" "$@" >/dev/null; }
+
+# What the last install recorded: "file SHA256 PATH", "dir PATH" (folders it made), "user NAME", and the vendor,
+# unit and agent service it installed for.
+manifest() { if [ -f "$root$MANIFEST" ]; then cat -- "$root$MANIFEST"; fi; }
+manifest_value() { manifest | sed -n "s/^$1 //p" | head -n 1; }
+manifest_files() { manifest | sed -n 's/^file [0-9a-f]* //p'; }
+manifest_sum() { manifest | awk -v path="$1" '$1 == "file" && $3 == path { print $2 }'; }
+
+if [ "$uninstall" -eq 1 ]; then
+  [ -f "$root$MANIFEST" ] || fail "nothing to uninstall: ${root}$MANIFEST, the record of an install, is not there"
+  vendor=$(manifest_value vendor)
+  # The agent file without probekit's jobs (or nothing, when nothing else was in it) is all that stays.
+  probekit host remove-jobs --vendor "$vendor" --from "${root:-/}" --out "$staging" || fail "the agent file could not be edited (above); nothing was changed"
+else
+  if [ -n "$spec" ]; then
+    # The machine's agent file and the record of probekit's jobs are read from the root, and the result staged.
+    probekit host render --spec "$spec" --vendor "$vendor" --from "${root:-/}" --out "$staging" || fail "the host files could not be rendered (above); nothing was changed"
+  else
+    [ -d "$files/etc/systemd/system" ] || fail "--files $files: not a tree from 'probekit host render --out DIR' (it holds etc/systemd/system)"
+    cp -a -- "$files/." "$staging/"
+  fi
+  units=("$staging"/etc/systemd/system/*.service)
+  [ -f "${units[0]}" ] || fail "no unit was rendered under etc/systemd/system"
+  unit_file=${units[0]#"$staging"}
+  agent_files=("$staging"/etc/*/agent-config.yaml)
+  [ -f "${agent_files[0]}" ] || fail "no agent file was rendered under etc/<vendor>/"
+  vendor=$(basename "$(dirname "${agent_files[0]}")")
+  # The unit says where the exporter goes and who runs it: ExecStart=NODE BUNDLE FLAGS..., User=NAME.
+  read -r node_path bundle_path config_flag _ < <(sed -n 's/^ExecStart=//p' "$staging$unit_file")
+  service_user=$(sed -n 's/^User=//p' "$staging$unit_file")
+  install_dir=$(dirname "$bundle_path")
+  mkdir -p "$staging$install_dir"
+  # The installer and the probekit command go too: /opt/probekit/exporter/install.sh --uninstall works later.
+  for part in probekit-exporter.js icmp_socket.node probekit.js install.sh; do cp -p -- "$here/$part" "$staging$install_dir/$part"; done
+  if [ "$staged" -eq 0 ]; then
+    [ -x "$node_path" ] || fail "$node_path (the unit's ExecStart) is missing; install Node.js 20 or newer from the distribution"
+    [ "$(node_version "$node_path")" -ge 20 ] || fail "$node_path is Node.js $(node_version "$node_path"); the exporter needs 20 or newer"
+  fi
+  # The exporter checks its config before anything is replaced (the bundle's JavaScript runs on any architecture).
+  config_file=${config_flag#--config.file=}
+  check=$("$node_here" "$staging$bundle_path" --config.check "--config.file=$staging$config_file" 2>&1) || fail "the exporter refuses the rendered config: $check"
+fi
+# The agent's unit: named, else the one the install recorded (uninstalling), else the vendor's.
+[ -n "$agent_service" ] || [ "$uninstall" -eq 0 ] || agent_service=$(manifest_value agent-service)
+agent_service=${agent_service:-$vendor-agent.service}
+unit_name=$(basename "${unit_file:-$(manifest_value unit)}")
+[ "$unit_name" != . ] || fail "the record ${root}$MANIFEST names no unit"
+
+if [ "$uninstall" -eq 1 ] && [ "$systemd_running" -eq 1 ] && [ "$start" -eq 1 ]; then
+  systemctl disable --now "$unit_name" || true
 fi
 
-if [ -z "$root" ] && [ "$start" -eq 1 ]; then
+# Each staged file replaces the machine's when it differs; a file of the last install not staged now is removed.
+# A file that differs from what the installer last wrote is kept as a backup first.
+backup() {
+  local target=$root$1
+  [ -e "$target" ] || return 0
+  [ "$(sha256sum <"$target" | cut -d' ' -f1)" != "$(manifest_sum "$1")" ] || return 0
+  cp -p -- "$target" "$target.probekit-backup-$(date -u +%Y%m%dT%H%M%S.%NZ)"
+}
+created_dirs=()
+mapfile -t created_dirs < <(manifest | sed -n 's/^dir //p')
+make_parents() {
+  local dir missing=()
+  dir=$(dirname "$1")
+  while [ "$dir" != / ] && [ ! -d "$root$dir" ]; do
+    missing=("$dir" "${missing[@]}")
+    dir=$(dirname "$dir")
+  done
+  for dir in "${missing[@]}"; do
+    mkdir -m 0755 -- "$root$dir"
+    created_dirs+=("$dir")
+  done
+}
+installed=()
+while IFS= read -r -d '' staged_file; do
+  path=${staged_file#"$staging"}
+  installed+=("$path")
+  target=$root$path
+  mode=$(stat -c %a "$staged_file")
+  if [ -f "$target" ] && cmp -s "$staged_file" "$target" && [ "$(stat -c %a "$target")" = "$mode" ]; then continue; fi
+  backup "$path"
+  make_parents "$path"
+  install -m "$mode" -- "$staged_file" "$target.probekit-new"
+  mv -f -- "$target.probekit-new" "$target"
+done < <(find "$staging" -type f -print0 | sort -z)
+while IFS= read -r path; do
+  [ -n "$path" ] || continue
+  printf '%s\n' "${installed[@]}" | grep -qxF -- "$path" && continue
+  backup "$path"
+  rm -f -- "$root$path"
+done < <(manifest_files)
+
+user_created=$(manifest_value user)
+secrets=()
+for path in "${installed[@]}"; do [ "$(stat -c %a "$staging$path")" != 600 ] || secrets+=("$path"); done
+if [ "$uninstall" -eq 0 ] && [ "$staged" -eq 0 ]; then
+  if ! id -u "$service_user" >/dev/null 2>&1; then
+    useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$service_user"
+    user_created=$service_user
+  fi
+  # Secret header files: readable by the service user alone.
+  for path in "${secrets[@]}"; do chown "$service_user:$service_user" "$root$path"; done
+fi
+
+if [ "$uninstall" -eq 1 ]; then
+  rm -f -- "$root$MANIFEST"
+  for ((index = ${#created_dirs[@]} - 1; index >= 0; index--)); do rmdir -- "$root${created_dirs[index]}" 2>/dev/null || true; done
+  [ "$staged" -eq 1 ] || [ -z "$user_created" ] || userdel "$user_created" || true
+else
+  make_parents "$MANIFEST"
+  new_manifest=$root$MANIFEST.probekit-new
+  {
+    echo "# What install.sh installed, for the next install and --uninstall. Written by install.sh: do not edit."
+    echo "vendor $vendor"
+    echo "unit $unit_name"
+    echo "agent-service $agent_service"
+    [ -z "$user_created" ] || echo "user $user_created"
+    for path in "${installed[@]}"; do echo "file $(sha256sum <"$staging$path" | cut -d' ' -f1) $path"; done
+    printf 'dir %s\n' "${created_dirs[@]}" | sort -u | grep -v '^dir $' || true
+  } >"$new_manifest"
+  if cmp -s "$new_manifest" "$root$MANIFEST"; then rm -f -- "$new_manifest"; else mv -f -- "$new_manifest" "$root$MANIFEST"; fi
+fi
+
+# What remains is done by systemd; where it cannot be done here, it is printed.
+if [ "$uninstall" -eq 1 ]; then
+  commands=("systemctl disable --now $unit_name" "systemctl daemon-reload" "systemctl restart $agent_service")
+  [ "$staged" -eq 0 ] || [ -z "$user_created" ] || commands+=("userdel $user_created")
+else
+  commands=()
+  if [ "$staged" -eq 1 ]; then
+    commands+=("id -u $service_user >/dev/null 2>&1 || useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin $service_user")
+    for path in "${secrets[@]}"; do commands+=("chown $service_user:$service_user $path"); done
+  fi
+  commands+=("systemctl daemon-reload" "systemctl enable $unit_name" "systemctl restart $unit_name" "systemctl restart $agent_service"
+    "systemctl --no-pager status $unit_name $agent_service")
+fi
+verb=$([ "$uninstall" -eq 1 ] && echo uninstalled || echo "installed ($arch)")
+if [ "$start" -eq 0 ]; then
+  echo "$verb the probekit exporter under ${root:-/}; --no-start: nothing was restarted"
+elif [ "$systemd_running" -eq 0 ]; then
+  echo "$verb the probekit exporter under ${root:-/}; systemd does not run here, so on the machine, as root, run:"
+  printf '  %s\n' "${commands[@]}"
+else
   systemctl daemon-reload
-  systemctl enable probekit-exporter.service
-  # After the files change, restart the exporter and the agent, then check the status of both, as documented.
-  systemctl restart probekit-exporter.service
-  [ -n "$agent_service" ] && systemctl restart "$agent_service"
-  systemctl --no-pager status probekit-exporter.service
-  [ -n "$agent_service" ] && systemctl --no-pager status "$agent_service"
+  if [ "$uninstall" -eq 0 ]; then
+    systemctl enable "$unit_name"
+    systemctl restart "$unit_name"
+  fi
+  # After the files change, the agent restarts too, and the status of both is shown, as documented.
+  if systemctl cat "$agent_service" >/dev/null 2>&1; then
+    systemctl restart "$agent_service"
+  else
+    echo "install.sh: no $agent_service on this machine: restart your agent yourself, or name its unit with --agent-service" >&2
+  fi
+  echo "$verb the probekit exporter"
+  if [ "$uninstall" -eq 0 ]; then
+    systemctl --no-pager status "$unit_name" "$agent_service" || true
+    systemctl is-active --quiet "$unit_name" || fail "$unit_name is not running: see journalctl -u $unit_name"
+  fi
 fi
-echo "installed the probekit exporter ($arch) under ${root:-/}"

@@ -2,6 +2,8 @@
 /**
  * probekit-exporter: command line as blackbox_exporter's, so service units and containers written for it work.
  */
+import { isMainThread } from 'node:worker_threads';
+import { GO_DURATION_HINT, parseGoDuration } from './config/duration';
 import { loadConfigFile, ConfigError } from './config/load';
 import { DEFAULT_CONFIG_FILE, EXPORTER_PORT } from './contract/endpoints';
 import { LOG_LEVELS, Logger, type LogLevel } from './log';
@@ -15,8 +17,16 @@ interface Flags {
   timeoutOffset: number;
   logLevel: LogLevel;
   historyLimit: number;
+  /** Milliseconds that in-flight requests get to finish after SIGTERM or SIGINT. */
+  shutdownTimeoutMs: number;
   version: boolean;
 }
+
+/**
+ * A probe runs at most its scrape's timeout; 25s covers Prometheus' usual ones and still ends before the
+ * 30s a Kubernetes pod gets between SIGTERM and SIGKILL by default.
+ */
+const DEFAULT_SHUTDOWN_TIMEOUT = '25s';
 
 const USAGE = `usage: probekit-exporter [flags]
   --config.file=FILE           config file (default ${DEFAULT_CONFIG_FILE})
@@ -25,12 +35,22 @@ const USAGE = `usage: probekit-exporter [flags]
   --timeout-offset=SECONDS     subtracted from the scrape timeout (default 0.5)
   --log.level=LEVEL            debug, info, warn or error (default info)
   --history.limit=N            probes kept for the status page (default 100)
+  --web.shutdown-timeout=DUR   on SIGTERM, how long probes in flight may run on (default ${DEFAULT_SHUTDOWN_TIMEOUT})
   --version                    print the version and exit`;
 
 class UsageError extends Error {}
 
 export function parseFlags(argv: readonly string[]): Flags {
-  const flags: Flags = { configFile: DEFAULT_CONFIG_FILE, listenAddress: `:${EXPORTER_PORT}`, configCheck: false, timeoutOffset: 0.5, logLevel: 'info', historyLimit: 100, version: false };
+  const flags: Flags = {
+    configFile: DEFAULT_CONFIG_FILE,
+    listenAddress: `:${EXPORTER_PORT}`,
+    configCheck: false,
+    timeoutOffset: 0.5,
+    logLevel: 'info',
+    historyLimit: 100,
+    shutdownTimeoutMs: parseGoDuration(DEFAULT_SHUTDOWN_TIMEOUT)!,
+    version: false,
+  };
   for (let index = 0; index < argv.length; index += 1) {
     const argument = argv[index];
     const match = /^--?([a-z.-]+)(?:=(.*))?$/.exec(argument);
@@ -69,6 +89,13 @@ export function parseFlags(argv: readonly string[]): Flags {
       case 'history.limit':
         flags.historyLimit = number(value());
         break;
+      case 'web.shutdown-timeout': {
+        const text = value();
+        const milliseconds = parseGoDuration(text);
+        if (milliseconds === undefined || milliseconds < 0) throw new UsageError(`--web.shutdown-timeout must be ${GO_DURATION_HINT}, not ${text}`);
+        flags.shutdownTimeoutMs = milliseconds;
+        break;
+      }
       case 'version':
         flags.version = true;
         break;
@@ -108,7 +135,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const log = new Logger(flags.logLevel);
   if (flags.configCheck) {
     try {
-      await loadConfigFile(flags.configFile);
+      const config = await loadConfigFile(flags.configFile);
+      for (const note of config.notes) process.stderr.write(`${flags.configFile}: note: ${note}\n`);
       process.stdout.write(`${flags.configFile}: config file is ok\n`);
       return 0;
     } catch (error) {
@@ -121,6 +149,7 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     await exporter.reload();
   } catch {
+    // The exporter logged the file and its problems.
     return 1;
   }
   process.on('SIGHUP', () => {
@@ -129,15 +158,22 @@ async function main(argv: readonly string[]): Promise<number> {
   const bound = await exporter.listen(host, port);
   log.info('Listening', { address: `${host}:${bound}`, version: EXPORTER_VERSION });
   await new Promise<void>((resolve) => {
-    const stop = (): void => resolve();
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
+    // Both handlers go at the first signal, so that a second one ends the process at once.
+    const stop = (): void => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      resolve();
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
   });
-  await exporter.close();
+  log.info('Shutting down; waiting for requests in flight', { timeout: `${flags.shutdownTimeoutMs / 1000}s` });
+  await exporter.close(flags.shutdownTimeoutMs);
   return 0;
 }
 
-if (require.main === module) {
+// A worker thread that loads the config runs this same file (the bundle) and must not start an exporter.
+if (require.main === module && isMainThread) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (error: unknown) => {

@@ -5,9 +5,9 @@
 import { Chart } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
 import { stringify } from 'yaml';
-import { DEFAULTS, type Job } from '../model';
+import { DEFAULTS, type ScrapeJob } from '../model';
 import { agentValuesFor, type AgentChartValues } from '../render/agent-values';
-import { renderScrapeJob, type ScrapeConfig } from '../render/scrape-job';
+import { renderExporterScrapeJob, renderScrapeJob, type ScrapeConfig } from '../render/scrape-job';
 
 export interface AgentValuesProps {
   /** host:port of the exporter the jobs scrape, usually `BlackboxExporter.address`. */
@@ -19,7 +19,9 @@ export interface AgentValuesProps {
   /** Whether the exporter section gets `enabled: true`. @default true */
   readonly enableExporter?: boolean;
   /** @default - none; add with `addScrapeJob` */
-  readonly jobs?: readonly Job[];
+  readonly jobs?: readonly ScrapeJob[];
+  /** Whether a job scrapes the exporter's own metrics (`/metrics`), which the config-reload alert reads. @default true */
+  readonly scrapeExporter?: boolean;
 }
 
 export class AgentValues extends Construct {
@@ -39,18 +41,19 @@ export class AgentValues extends Construct {
     props.jobs?.forEach((job) => this.addScrapeJob(job));
   }
 
-  addScrapeJob(job: Job): void {
+  addScrapeJob(job: ScrapeJob): void {
     this.scrapeConfigs.push(renderScrapeJob(job, this.props.exporterAddress));
   }
 
   get values(): AgentChartValues {
+    const exporterJob = this.props.scrapeExporter === false ? [] : [renderExporterScrapeJob(this.props.exporterAddress)];
     return agentValuesFor(
       {
         chartKey: this.props.chartKey ?? DEFAULTS.agent.chartKey,
         exporterKey: this.props.exporterKey ?? DEFAULTS.agent.exporterKey,
         enableExporter: this.props.enableExporter ?? DEFAULTS.agent.enableExporter,
       },
-      this.scrapeConfigs,
+      [...this.scrapeConfigs, ...exporterJob],
     );
   }
 

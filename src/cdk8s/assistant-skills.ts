@@ -9,7 +9,7 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { probekitLabels } from '../render/labels';
 import { SEARCH_ENGINE_SECRET_KEYS, SEARCH_ENGINE_SECRET_NAME } from '../render/search-engine-secret';
-import { SEARCH_ENGINE_ENV, SKILLS_SERVER_HEALTH_PATH } from '../search/skills-server';
+import { SEARCH_ENGINE_ENV, SKILLS_SERVER_HEALTH_PATH, SKILLS_SERVER_IMAGE, SKILLS_SERVER_PORT } from '../search/skills-server';
 
 /** Environment variable the server reads its MCP bearer token from, when one is configured. */
 export const MCP_TOKEN_ENV = 'PROBEKIT_MCP_TOKEN';
@@ -20,11 +20,11 @@ export interface SecretKeyReference {
 }
 
 export interface AssistantSkillsProps {
-  /** Image that holds the `probekit` CLI on its PATH (the package installed with npm on Node 20 or later). */
-  readonly image: string;
+  /** Image that holds the `probekit` CLI on its PATH. @default SKILLS_SERVER_IMAGE, the image the repository's Dockerfile builds, tagged with this package's version */
+  readonly image?: string;
   /** Secret with the engine's URL and API token, in the shape of renderSearchEngineSecret. @default SEARCH_ENGINE_SECRET_NAME */
   readonly secretName?: string;
-  /** Port the server listens on in the pod. @default 8080 */
+  /** Port the server listens on in the pod. @default SKILLS_SERVER_PORT (8080) */
   readonly containerPort?: number;
   /** Port of the Service. @default 80 */
   readonly servicePort?: number;
@@ -44,9 +44,9 @@ export class AssistantSkills extends Construct {
   readonly deployment: kplus.Deployment;
   readonly service: kplus.Service;
 
-  constructor(scope: Construct, id: string, props: AssistantSkillsProps) {
+  constructor(scope: Construct, id: string, props: AssistantSkillsProps = {}) {
     super(scope, id);
-    const containerPort = props.containerPort ?? 8080;
+    const containerPort = props.containerPort ?? SKILLS_SERVER_PORT;
     const secret = kplus.Secret.fromSecretName(this, 'search-engine', props.secretName ?? SEARCH_ENGINE_SECRET_NAME);
     const fromSecret = (source: kplus.ISecret, key: string) => kplus.EnvValue.fromSecretValue({ secret: source, key });
     const env: Record<string, kplus.EnvValue> = {
@@ -66,7 +66,7 @@ export class AssistantSkills extends Construct {
     const health = kplus.Probe.fromHttpGet(SKILLS_SERVER_HEALTH_PATH, { port: containerPort, periodSeconds: Duration.seconds(10) });
     this.deployment.addContainer({
       name: 'skills',
-      image: props.image,
+      image: props.image ?? SKILLS_SERVER_IMAGE,
       command: ['probekit'],
       args: ['assistant', 'serve', '--http', String(containerPort), '--host', '0.0.0.0', ...(props.mcpToken ? ['--http-token-env', MCP_TOKEN_ENV] : []), ...(props.extraArgs ?? [])],
       envVariables: env,

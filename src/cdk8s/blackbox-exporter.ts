@@ -13,6 +13,7 @@ import { DEFAULTS, requireEnvSecret, type Environment, type Resources, type Spec
 import { CLUSTER_CONFIG_DIR, CLUSTER_SECRETS_DIR, existingSecretDir, renderExporterConfig, type SecretHeaderFile } from '../render/exporter-config';
 import { exporterLabels, exporterSelectorLabels } from '../render/labels';
 import { exporterServiceAddress } from '../render/scrape-job';
+import { EXPORTER_SERVICE_PORT_NAME } from '../render/operator-objects';
 
 export interface BlackboxExporterProps {
   /** Modules of the exporter's config file; more can be added with `addModule`. @default - none */
@@ -78,7 +79,7 @@ export class BlackboxExporter extends Construct {
       image: props.image ?? DEFAULTS.exporter.image,
       imagePullPolicy: kplus.ImagePullPolicy.IF_NOT_PRESENT,
       args: exporterArgs({ configFile: `${CLUSTER_CONFIG_DIR}/${DEFAULT_CONFIG_FILE}` }),
-      ports: [{ number: EXPORTER_PORT, name: 'http' }],
+      ports: [{ number: EXPORTER_PORT, name: EXPORTER_SERVICE_PORT_NAME }],
       liveness: kplus.Probe.fromHttpGet(HEALTH_PATH, { port: EXPORTER_PORT }),
       readiness: kplus.Probe.fromHttpGet(HEALTH_PATH, { port: EXPORTER_PORT }),
       securityContext: {
@@ -108,7 +109,7 @@ export class BlackboxExporter extends Construct {
 
     this.service = new kplus.Service(this, 'service', {
       metadata: { name: serviceName, labels },
-      ports: [{ port: EXPORTER_PORT, targetPort: EXPORTER_PORT, name: 'http' }],
+      ports: [{ port: EXPORTER_PORT, targetPort: EXPORTER_PORT, name: EXPORTER_SERVICE_PORT_NAME }],
     });
     Object.entries(selector).forEach(([key, value]) => this.service.selectLabel(key, value));
 

@@ -4,3 +4,6 @@ export * from './search-engine-secret';
 export * from './probekit';
 export * from './synth';
 export * from './assistant-skills';
+export * from './endpoints-dashboard';
+export * from './probe-alerts';
+export * from './probes';

@@ -5,15 +5,22 @@
 import { App } from 'cdk8s';
 import type { Environment, Spec } from '../model';
 import type { AgentChartValues } from '../render/agent-values';
+import type { DashboardJson } from '../render/dashboard';
+import type { RuleFile } from '../render/alert-rules';
 import { ProbekitChart } from './probekit';
 
 export interface Synthesized {
   /** Kubernetes objects, in the order of the chart's manifest file. */
   readonly manifests: Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- Kubernetes objects of every kind, which callers index into
   readonly agentValues: AgentChartValues;
+  /** The endpoints dashboard (also in the manifests, as a ConfigMap), unless the spec turns it off. */
+  readonly dashboard?: DashboardJson;
+  /** The alert rule file's content, unless the spec turns alerts off. */
+  readonly alertRules?: RuleFile;
 }
 
 export function synthesize(spec: Spec, env: Environment = {}): Synthesized {
   const chart = new ProbekitChart(new App(), 'probekit', { spec, env });
-  return { manifests: chart.toJson(), agentValues: chart.probekit.agentValues.values };
+  const { agentValues, dashboard, alerts } = chart.probekit;
+  return { manifests: chart.toJson(), agentValues: agentValues.values, dashboard: dashboard?.dashboard, alertRules: alerts?.rules };
 }

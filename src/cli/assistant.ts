@@ -5,16 +5,22 @@
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { schemaProblems } from '@probekit/exporter';
 import { version } from '../../package.json';
-import { createSearchClient } from '../search/connection';
+import { connectSearchEngine, urlProblem } from '../search/connection';
 import { SEARCH_ENGINE_ENV } from '../search/skills-server';
-import { ECS_LOG_FIELDS, type LogFields } from '../search/log-fields';
+import { LOG_FIELD_ROLES, type LogFields } from '../search/log-fields';
 import { createSkillsMcpServer, listeningPort, serveSkillsOverHttp } from '../search/mcp';
-import { checkSkills, createSkillContext, loadCustomSkills, runSkill, type Skill } from '../search/skill';
+import { checkSkills, connectOnFirstUse, loadCustomSkills, runSkill, SkillInputError, type Skill } from '../search/skill';
 import { BUILT_IN_SKILLS } from '../search/skills';
+import { TARGET_LOG_RULE, type TargetLogRule } from '../search/target-logs';
 import { checkedUrlArgument, commandGroup, fromEnvironment, parseFlags, readSecret, TLS_FLAGS, tlsFrom, UsageError, type CliIo } from './command';
 
-const CONNECTION_USAGE = `[--url URL] [--api-token-env VAR | --api-token-file FILE] [--insecure] [--ca-file FILE] [--skills MODULE] [--fields JSON]`;
+const CONNECTION_USAGE =
+  '[--url URL] [--api-token-env VAR | --api-token-file FILE] [--insecure] [--ca-file FILE] [--skills MODULE] [--fields JSON] ' +
+  '[--target-logs JSON|FILE] [--prometheus-url URL] [--exporter-url URL]';
 const USAGE = {
   serve: `probekit assistant serve ${CONNECTION_USAGE} [--http PORT [--host ADDR] [--http-token-env VAR]]`,
   run: `probekit assistant run SKILL --input JSON ${CONNECTION_USAGE}`,
@@ -28,6 +34,9 @@ const CONNECTION_FLAGS = {
   ...TLS_FLAGS,
   skills: { type: 'string' },
   fields: { type: 'string' },
+  'target-logs': { type: 'string' },
+  'prometheus-url': { type: 'string' },
+  'exporter-url': { type: 'string' },
 } as const;
 
 type ConnectionValues = { [K in keyof typeof CONNECTION_FLAGS]?: (typeof CONNECTION_FLAGS)[K]['type'] extends 'boolean' ? boolean : string };
@@ -46,7 +55,7 @@ function fieldsFrom(json: string | undefined): Partial<LogFields> {
   } catch {
     throw new UsageError('--fields: not JSON; give e.g. \'{"level":"severity","pod":"kubernetes.pod_name"}\'');
   }
-  const roles = Object.keys(ECS_LOG_FIELDS);
+  const roles: readonly string[] = LOG_FIELD_ROLES;
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError('--fields: give a JSON object of role to field name');
   for (const [role, field] of Object.entries(parsed)) {
     if (!roles.includes(role)) throw new UsageError(`--fields: "${role}" is not a role; the roles are ${roles.join(', ')}`);
@@ -55,19 +64,61 @@ function fieldsFrom(json: string | undefined): Partial<LogFields> {
   return parsed as Partial<LogFields>;
 }
 
+/** `--target-logs`: rules inline as JSON (a list), or a YAML or JSON file of them. */
+function targetLogsFrom(value: string | undefined, io: CliIo): TargetLogRule[] | undefined {
+  if (value === undefined) return undefined;
+  let parsed: unknown;
+  const inline = value.trimStart().startsWith('[');
+  try {
+    parsed = inline ? JSON.parse(value) : parseYaml(io.readFile(resolve(io.cwd, value)));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      inline
+        ? '--target-logs: not JSON; give a list such as \'[{"target":"https://checkout.example.com/*","logs":{"service":"checkout"}}]\''
+        : `--target-logs: cannot read ${value} (${code ?? 'not YAML or JSON'})`,
+    );
+  }
+  const schema = z.array(TARGET_LOG_RULE);
+  const checked = schema.safeParse(parsed, { reportInput: true });
+  if (!checked.success) throw new SkillInputError(schemaProblems(schema, checked.error.issues), '--target-logs');
+  return checked.data as TargetLogRule[];
+}
+
+function optionalUrl(value: string | undefined, flag: string): string | undefined {
+  if (value === undefined) return undefined;
+  const problem = urlProblem(value);
+  if (problem !== undefined) throw new UsageError(`${flag}: ${problem}`);
+  return value;
+}
+
 /** The skills with their context; URL and token come from flags, or from the environment the cluster form sets. */
 async function prepare(values: ConnectionValues, io: CliIo) {
   // What can be checked without the engine is checked first, so that a typo is not reported as a connection problem.
   const skills = await skillsFrom(values.skills, io);
   const fields = fieldsFrom(values.fields);
+  const targetLogs = targetLogsFrom(values['target-logs'], io);
+  const prometheusUrl = optionalUrl(values['prometheus-url'], '--prometheus-url');
+  const exporterUrl = optionalUrl(values['exporter-url'], '--exporter-url');
   const fromEnv = values.url === undefined;
   const given = values.url ?? io.env[SEARCH_ENGINE_ENV.url];
   if (given === undefined || given === '') throw new UsageError(`--url is required (or set ${SEARCH_ENGINE_ENV.url}): the search engine's URL`);
   const url = checkedUrlArgument(given, fromEnv ? SEARCH_ENGINE_ENV.url : '--url');
   const tokenEnv = values['api-token-env'] ?? (values['api-token-file'] === undefined ? SEARCH_ENGINE_ENV.apiToken : undefined);
   const apiToken = readSecret(io, 'API token', 'api-token-env', tokenEnv, 'api-token-file', values['api-token-file']);
-  const client = createSearchClient({ url, tls: tlsFrom(values, io) }, { apiToken });
-  return { client, skills, context: createSkillContext({ client, url, fields }) };
+  const tls = tlsFrom(values, io);
+  const engines: { close(): Promise<void> }[] = [];
+  // The engine is reached when the first skill runs, not now: a server started while the engine is down still
+  // starts, and its calls say what is wrong.
+  const context = connectOnFirstUse(
+    () =>
+      connectSearchEngine({ url, tls }, { apiToken }).then((engine) => {
+        engines.push(engine.client);
+        return engine;
+      }),
+    { fields, ...(targetLogs ? { targetLogs } : {}), ...(prometheusUrl ? { prometheusUrl } : {}), ...(exporterUrl ? { exporterUrl } : {}) },
+  );
+  return { skills, context, close: () => Promise.all(engines.map((engine) => engine.close())) };
 }
 
 async function run(args: readonly string[], io: CliIo): Promise<number> {
@@ -81,13 +132,13 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
       throw new UsageError('--input: not JSON; give the skill\'s input as a JSON object, e.g. \'{"level":"error"}\'');
     }
   }
-  const { client, skills, context } = await prepare(values, io);
+  const { skills, context, close } = await prepare(values, io);
   try {
     const result = await runSkill(skills, positionals[0]!, input, context);
     io.stdout(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } finally {
-    await client.close();
+    await close();
   }
 }
 
@@ -96,7 +147,7 @@ async function serve(args: readonly string[], io: CliIo): Promise<number> {
   if (values.http === undefined && (values.host !== undefined || values['http-token-env'] !== undefined)) {
     throw new UsageError('--host and --http-token-env apply to --http PORT only');
   }
-  const { client, skills, context } = await prepare(values, io);
+  const { skills, context, close } = await prepare(values, io);
   const newServer = () => createSkillsMcpServer(skills, context, version);
   try {
     if (values.http === undefined) {
@@ -119,7 +170,7 @@ async function serve(args: readonly string[], io: CliIo): Promise<number> {
     await new Promise((resolve) => http.close(resolve));
     return 0;
   } finally {
-    await client.close();
+    await close();
   }
 }
 

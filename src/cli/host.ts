@@ -1,43 +1,107 @@
 /**
- * `probekit host render`: the single-machine form's files, written under a folder that mirrors the machine's
- * root (`--out host/` gives host/etc/...), or in place with `--out /`. Relative paths are the caller's.
+ * `probekit host`: the single-machine form's files, written under a folder that mirrors the machine's root
+ * (`--out host/` gives host/etc/...), or in place with `--out /`. Relative paths are the caller's. The agent file and
+ * the record of probekit's jobs already there, or under `--from DIR` (install.sh gives the machine's root), are
+ * edited, not replaced.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { loadSpecFile, SpecFileError } from '../model';
-import { DEFAULT_VENDOR, hostPaths, renderHostFiles } from '../render/host-files';
+import { DEFAULT_VENDOR, hostPaths, removeHostJobs, renderHostFiles, type HostFile } from '../render/host-files';
 import { commandGroup, parseFlags, required, UsageError, type CliIo } from './command';
 
-const USAGE = 'probekit host render --spec FILE [--vendor NAME] [--out DIR] [--agent-config FILE]';
+const USAGE = {
+  render: 'probekit host render --spec FILE [--vendor NAME] [--out DIR] [--from DIR] [--agent-config FILE]',
+  removeJobs: 'probekit host remove-jobs [--vendor NAME] [--out DIR] [--from DIR]',
+};
+
+function vendorFrom(value: string | undefined): string {
+  const vendor = value ?? DEFAULT_VENDOR;
+  if (!/^[a-z0-9][a-z0-9._-]*$/.test(vendor)) throw new UsageError(`--vendor ${vendor}: not a directory name; use lower case letters, digits, . _ -`);
+  return vendor;
+}
+
+/** The file's text, or undefined where there is none. */
+function readIfThere(io: CliIo, path: string): string | undefined {
+  const file = resolve(io.cwd, path);
+  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+}
+
+/** Writes (or, for a file left with nothing in it, removes) each file under `out`, and lists what it did. */
+function writeTree(io: CliIo, out: string, files: readonly HostFile[]): void {
+  for (const file of files) {
+    const target = join(out, file.path);
+    const absolute = resolve(io.cwd, target);
+    if (file.content === undefined) {
+      if (!existsSync(absolute)) continue;
+      rmSync(absolute);
+      io.stdout(`removed ${target}\n`);
+      continue;
+    }
+    mkdirSync(dirname(absolute), { recursive: true });
+    writeFileSync(absolute, file.content, { mode: file.mode });
+    chmodSync(absolute, file.mode);
+    io.stdout(`${target}\n`);
+  }
+}
 
 async function render(args: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseFlags(args, { spec: { type: 'string' }, vendor: { type: 'string' }, out: { type: 'string' }, 'agent-config': { type: 'string' } }, USAGE);
+  const { values } = parseFlags(args, { spec: { type: 'string' }, vendor: { type: 'string' }, out: { type: 'string' }, from: { type: 'string' }, 'agent-config': { type: 'string' } }, USAGE.render);
   const specFile = required(values.spec, 'spec', 'the spec file, as for npm run synth');
-  const vendor = values.vendor ?? DEFAULT_VENDOR;
-  if (!/^[a-z0-9][a-z0-9._-]*$/.test(vendor)) throw new UsageError(`--vendor ${vendor}: not a directory name; use lower case letters, digits, . _ -`);
+  const vendor = vendorFrom(values.vendor);
   const out = values.out ?? 'host';
-  // The agent file already on the machine (or in the output tree) is edited, not replaced.
-  const agentFile = values['agent-config'] ?? join(out, hostPaths(vendor).agentConfig);
-  const existingAgentConfig = existsSync(resolve(io.cwd, agentFile)) ? readFileSync(resolve(io.cwd, agentFile), 'utf8') : undefined;
+  const paths = hostPaths(vendor);
+  // The agent file and the record already on the machine (--from /), or in the output tree, are edited, not replaced.
+  const from = values.from ?? out;
+  const agentFile = values['agent-config'] ?? join(from, paths.agentConfig);
+  const agentJobsFile = join(from, paths.agentJobs);
 
   let spec;
   try {
-    spec = loadSpecFile(specFile, { env: io.env, cwd: io.cwd, namedBy: `--spec ${specFile}` });
+    // Secret references are read by the renderer, for the sections the host form uses: an unset variable of a
+    // section it leaves out (searchEngine) is no reason to fail.
+    spec = loadSpecFile(specFile, { cwd: io.cwd, namedBy: `--spec ${specFile}` });
   } catch (error) {
     // A path that leads nowhere is a mistake in the command line; a spec with problems is a failure.
     throw error instanceof SpecFileError ? new UsageError(error.message) : error;
   }
-  const files = renderHostFiles(spec, { vendor, existingAgentConfig, agentConfigSource: agentFile, env: io.env });
-  for (const file of files) {
-    const target = join(out, file.path);
-    mkdirSync(dirname(resolve(io.cwd, target)), { recursive: true });
-    writeFileSync(resolve(io.cwd, target), file.content, { mode: file.mode });
-    chmodSync(resolve(io.cwd, target), file.mode);
-    io.stdout(`${target}\n`);
+  const files = renderHostFiles(spec, {
+    vendor,
+    existingAgentConfig: readIfThere(io, agentFile),
+    agentConfigSource: agentFile,
+    existingAgentJobs: readIfThere(io, agentJobsFile),
+    agentJobsSource: agentJobsFile,
+    env: io.env,
+  });
+  writeTree(io, out, files);
+  if (spec.searchEngine) {
+    io.stderr(
+      'note: searchEngine is not rendered on a host: the host form installs the exporter; run the assistant\'s skills server where the assistant runs, with the URL and token in its environment (see "probekit assistant serve --help")\n',
+    );
   }
   return 0;
 }
 
+async function removeJobs(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseFlags(args, { vendor: { type: 'string' }, out: { type: 'string' }, from: { type: 'string' } }, USAGE.removeJobs);
+  const out = values.out ?? 'host';
+  const vendor = vendorFrom(values.vendor);
+  const paths = hostPaths(vendor);
+  const from = values.from ?? out;
+  const agentFile = join(from, paths.agentConfig);
+  const agentJobsFile = join(from, paths.agentJobs);
+  const files = removeHostJobs({
+    vendor,
+    existingAgentConfig: readIfThere(io, agentFile),
+    agentConfigSource: agentFile,
+    existingAgentJobs: readIfThere(io, agentJobsFile),
+    agentJobsSource: agentJobsFile,
+  });
+  writeTree(io, out, files);
+  return 0;
+}
+
 export const hostCommand = commandGroup('host', 'single-machine form: render the exporter config, agent config and systemd unit', {
-  render: { usage: USAGE, run: render },
+  render: { usage: USAGE.render, run: render },
+  'remove-jobs': { usage: USAGE.removeJobs, run: removeJobs },
 });

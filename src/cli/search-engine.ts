@@ -4,14 +4,26 @@
  */
 import { stringify } from 'yaml';
 import { renderSearchEngineSecret } from '../render/search-engine-secret';
-import { createApiKey, DEFAULT_ROLE_PRESET, ROLE_PRESET_NAMES, type RolePreset } from '../search/api-key';
+import { createApiKey, DEFAULT_KEY_EXPIRATION, DEFAULT_ROLE_PRESET, LOG_INDEX_PATTERNS, NO_EXPIRATION, ROLE_PRESET_NAMES, type RolePreset } from '../search/api-key';
 import { checkIntegration } from '../search/check';
 import { checkedUrlArgument, commandGroup, parseFlags, readSecret, required, TLS_FLAGS, tlsFrom, UsageError, type CliIo } from './command';
 
 const CREATE_KEY_USAGE =
   'probekit search-engine create-key --url URL --username USER (--password-env VAR | --password-file FILE) --name NAME ' +
-  '[--role read-only|all-access] [--expiration 30d] [--insecure] [--ca-file FILE] [--output encoded|json|secret] [--namespace NS]';
-const CHECK_USAGE = 'probekit search-engine check --url URL (--api-token-env VAR | --api-token-file FILE) [--insecure] [--ca-file FILE]';
+  `[--role read-only|all-access] [--indices ${LOG_INDEX_PATTERNS.join(',')}] [--expiration ${DEFAULT_KEY_EXPIRATION}|${NO_EXPIRATION}] ` +
+  '[--insecure] [--ca-file FILE] [--output encoded|json|secret] [--namespace NS]';
+const CHECK_USAGE = 'probekit search-engine check --url URL (--api-token-env VAR | --api-token-file FILE) [--indices PATTERNS] [--insecure] [--ca-file FILE]';
+
+/** `--indices a-*,b-*` as a list; undefined when not given. */
+function indicesFrom(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const patterns = value
+    .split(',')
+    .map((pattern) => pattern.trim())
+    .filter(Boolean);
+  if (patterns.length === 0) throw new UsageError(`--indices ${value}: give index patterns separated by commas, e.g. ${LOG_INDEX_PATTERNS.join(',')}`);
+  return patterns;
+}
 const OUTPUTS = ['encoded', 'json', 'secret'] as const;
 
 async function createKey(args: readonly string[], io: CliIo): Promise<number> {
@@ -25,6 +37,7 @@ async function createKey(args: readonly string[], io: CliIo): Promise<number> {
       name: { type: 'string' },
       role: { type: 'string' },
       expiration: { type: 'string' },
+      indices: { type: 'string' },
       output: { type: 'string' },
       namespace: { type: 'string' },
       ...TLS_FLAGS,
@@ -36,6 +49,8 @@ async function createKey(args: readonly string[], io: CliIo): Promise<number> {
   const name = required(values.name, 'name', 'the name of the key, e.g. probekit-assistant');
   const role = (values.role ?? DEFAULT_ROLE_PRESET) as RolePreset;
   if (!ROLE_PRESET_NAMES.includes(role)) throw new UsageError(`--role ${values.role}: not a preset; use ${ROLE_PRESET_NAMES.join(' or ')}`);
+  const indices = indicesFrom(values.indices);
+  if (indices !== undefined && role === 'all-access') throw new UsageError('--indices applies to --role read-only: the all-access preset is the documented role on every index');
   const output = values.output ?? 'encoded';
   if (!(OUTPUTS as readonly string[]).includes(output)) throw new UsageError(`--output ${output}: not a form of output; use ${OUTPUTS.join(', ')}`);
   if (output === 'secret' && values.namespace === undefined) throw new UsageError('--output secret needs --namespace NS: the namespace the Secret goes to');
@@ -43,7 +58,16 @@ async function createKey(args: readonly string[], io: CliIo): Promise<number> {
   const password = readSecret(io, 'password', 'password-env', values['password-env'], 'password-file', values['password-file']);
   const tls = tlsFrom(values, io);
 
-  const key = await createApiKey({ url, username, password, name, role, tls, ...(values.expiration === undefined ? {} : { expiration: values.expiration }) });
+  const key = await createApiKey({
+    url,
+    username,
+    password,
+    name,
+    role,
+    tls,
+    ...(indices === undefined ? {} : { indices }),
+    ...(values.expiration === undefined ? {} : { expiration: values.expiration }),
+  });
   if (output === 'encoded') io.stdout(`${key.encoded}\n`);
   else if (output === 'json') io.stdout(`${JSON.stringify(key, null, 2)}\n`);
   else io.stdout(stringify(renderSearchEngineSecret({ namespace: values.namespace!, url, apiToken: key.encoded })));
@@ -51,10 +75,10 @@ async function createKey(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function check(args: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseFlags(args, { url: { type: 'string' }, 'api-token-env': { type: 'string' }, 'api-token-file': { type: 'string' }, ...TLS_FLAGS }, CHECK_USAGE);
+  const { values } = parseFlags(args, { url: { type: 'string' }, 'api-token-env': { type: 'string' }, 'api-token-file': { type: 'string' }, indices: { type: 'string' }, ...TLS_FLAGS }, CHECK_USAGE);
   const url = checkedUrlArgument(required(values.url, 'url', "the search engine's URL, e.g. https://elasticsearch.example:9200"), '--url');
   const apiToken = readSecret(io, 'API token', 'api-token-env', values['api-token-env'], 'api-token-file', values['api-token-file']);
-  const report = await checkIntegration({ url, tls: tlsFrom(values, io) }, apiToken);
+  const report = await checkIntegration({ url, tls: tlsFrom(values, io) }, apiToken, indicesFrom(values.indices));
   for (const item of report.items) {
     io.stdout(`${item.ok ? 'ok     ' : 'MISSING'} ${item.what}${item.detail ? `: ${item.detail}` : ''}\n`);
   }

@@ -3,7 +3,7 @@
  * field names are a contract that other tools read. Every default lives in DEFAULTS below.
  */
 import { z } from 'zod';
-import { EXPORTER_IMAGE, type ModuleInput } from '@probekit/exporter';
+import { EXPORTER_IMAGE, EXPORTER_PORT, type ModuleInput } from '@probekit/exporter';
 import { secretRefSchema, type SecretRef } from './secret-ref';
 import type { PresetName } from './presets';
 
@@ -32,6 +32,33 @@ export const DEFAULTS = {
   searchEngine: {
     secretName: 'search-engine',
   },
+  /**
+   * Where a browser reaches the exporter, for the debug links of the dashboard and the alerts: what
+   * `kubectl port-forward svc/<serviceName> 9115` (cluster) or an SSH tunnel (single machine) opens.
+   */
+  exporterExternalUrl: `http://localhost:${EXPORTER_PORT}`,
+  dashboard: {
+    enabled: true,
+    title: 'Endpoints',
+    uid: 'probekit-endpoints',
+    /** The label Grafana's dashboard sidecar looks for, as the Grafana chart's `sidecar.dashboards.label(Value)` default it. */
+    labels: { grafana_dashboard: '1' },
+  },
+  alerts: {
+    enabled: true,
+    thresholds: {
+      downFor: '5m',
+      slowerThan: '1s',
+      slowFor: '10m',
+      /** Let's Encrypt renews 30 days ahead: 21 days left means renewal has failed for more than a week. */
+      certificateWarningDays: 21,
+      certificateCriticalDays: 7,
+    },
+  },
+  operator: {
+    probes: true,
+    rules: true,
+  },
 } as const;
 
 const quantity = z.union([z.string().regex(/^[0-9]+(\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti)?$/, 'must be a Kubernetes quantity such as 100m or 128Mi'), z.number()]);
@@ -45,6 +72,7 @@ const exporterSchema = z.strictObject({
     .string()
     .regex(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a DNS-1035 label: lower case letters, digits and -, starting with a letter')
     .optional(),
+  externalUrl: z.url({ protocol: /^https?$/, error: 'must be an http or https URL, for example http://localhost:9115' }).optional(),
 });
 
 /** Each preset with its parameters; a module that names a preset is checked against its schema alone. */
@@ -78,12 +106,41 @@ const moduleEntrySchema = z.union([presetSchema, z.record(z.string(), z.unknown(
 /** The names modules may have: any text but the empty one (a job names its module by it). */
 export const moduleNameSchema = z.string().min(1);
 
+/**
+ * The label probekit puts on every target with its job's module (`static_configs[].labels.module`), so that the
+ * dashboard can filter by module and link each target to the exporter's debug output for it.
+ */
+export const MODULE_LABEL = 'module';
+
+/** A job's name as a Kubernetes object name (DNS-1123 subdomain): lower case, other characters as -. */
+export function kubernetesObjectName(name: string): string {
+  const cleaned = name
+    .toLowerCase()
+    .replace(/[^-a-z0-9.]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '');
+  return (cleaned === '' ? 'job' : cleaned).slice(0, 253);
+}
+
 const labelName = z
   .string()
   .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a Prometheus label name: letters, digits and _, not starting with a digit')
   .refine((name) => !name.startsWith('__'), {
     message: 'must not start with __, which Prometheus reserves for itself',
   });
+
+/** An alert's thresholds; each is optional, the spec's `alerts.thresholds` and then DEFAULTS fill the rest. */
+export const thresholdsSchema = z.strictObject({
+  downFor: z.string().optional(),
+  slowerThan: z.string().optional(),
+  slowFor: z.string().optional(),
+  certificateWarningDays: z.number().positive().optional(),
+  certificateCriticalDays: z.number().positive().optional(),
+});
+
+/** An availability objective in percent of successful probes over 30 days, such as 99.9. */
+const sloSchema = z.number().refine((percent) => percent > 0 && percent < 100, {
+  message: 'must be more than 0 and less than 100: the percent of probes that succeed, such as 99.9 (100 would leave no error budget to alert on)',
+});
 
 export const jobSchema = z.strictObject({
   name: z.string().min(1).optional(),
@@ -92,12 +149,47 @@ export const jobSchema = z.strictObject({
   scrapeInterval: z.string().optional(),
   scrapeTimeout: z.string().optional(),
   labels: z.record(labelName, z.string()).optional(),
+  alerts: thresholdsSchema.optional(),
+  slo: sloSchema.optional(),
 });
 
 const agentSchema = z.strictObject({
   chartKey: z.string().min(1).optional(),
   exporterKey: z.string().min(1).optional(),
   enableExporter: z.boolean().optional(),
+  scrapeJobs: z.boolean().optional(),
+});
+
+/** Kubernetes label values: at most 63 characters, alphanumerics and -_. inside. */
+const kubernetesLabels = z.record(
+  z
+    .string()
+    .regex(
+      /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/,
+      'must be a Kubernetes label name such as grafana_dashboard or app.kubernetes.io/part-of',
+    ),
+  z.string().regex(/^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/, 'must be a Kubernetes label value: at most 63 letters, digits, -, _ or ., starting and ending with a letter or digit'),
+);
+
+const dashboardSchema = z.strictObject({
+  enabled: z.boolean().optional(),
+  title: z.string().min(1).optional(),
+  uid: z
+    .string()
+    .regex(/^[-_a-zA-Z0-9]{1,40}$/, "must be Grafana's uid: 1 to 40 letters, digits, - or _")
+    .optional(),
+  labels: kubernetesLabels.optional(),
+});
+
+const alertsSchema = z.strictObject({
+  enabled: z.boolean().optional(),
+  thresholds: thresholdsSchema.optional(),
+});
+
+const operatorSchema = z.strictObject({
+  probes: z.boolean().optional(),
+  rules: z.boolean().optional(),
+  labels: kubernetesLabels.optional(),
 });
 
 const searchEngineSchema = z.strictObject({
@@ -116,6 +208,9 @@ export const specSchema = z.strictObject({
   jobs: z.array(jobSchema),
   agent: agentSchema.optional(),
   searchEngine: searchEngineSchema.optional(),
+  dashboard: dashboardSchema.optional(),
+  alerts: alertsSchema.optional(),
+  operator: operatorSchema.optional(),
 });
 
 type RawSpecInput = z.input<typeof specSchema>;
@@ -131,13 +226,34 @@ export interface Resources {
   readonly limits: { readonly cpu?: string | number; readonly memory?: string | number };
 }
 
-export interface Job {
+/** When an endpoint's alerts fire; every field filled in. */
+export interface AlertThresholds {
+  /** How long a target fails (or answers outside 2xx/3xx) before EndpointDown (EndpointHttpStatus) fires. */
+  readonly downFor: string;
+  /** A probe taking longer than this is slow. */
+  readonly slowerThan: string;
+  /** How long every probe must be slow before EndpointSlow fires. */
+  readonly slowFor: string;
+  /** Fewer days than this until the certificate expires: a warning. */
+  readonly certificateWarningDays: number;
+  /** Fewer days than this: critical. */
+  readonly certificateCriticalDays: number;
+}
+
+/** What a scrape job needs of a job: its alerting settings aside. */
+export interface ScrapeJob {
   readonly name: string;
   readonly module: string;
   readonly targets: readonly string[];
   readonly scrapeInterval: string;
   readonly scrapeTimeout: string;
   readonly labels: Readonly<Record<string, string>>;
+}
+
+export interface Job extends ScrapeJob {
+  readonly alerts: AlertThresholds;
+  /** The availability objective in percent over 30 days; with one, the job gets error-budget alerts. */
+  readonly slo?: number;
 }
 
 /** A validated spec, every default filled in and every preset expanded. */
@@ -148,9 +264,33 @@ export interface Spec {
     readonly replicas: number;
     readonly serviceName: string;
     readonly resources: Resources;
+    /** Where a browser reaches the exporter: the base of every debug link. */
+    readonly externalUrl: string;
   };
   readonly modules: Readonly<Record<string, SpecModule>>;
   readonly jobs: readonly Job[];
-  readonly agent: { readonly chartKey: string; readonly exporterKey: string; readonly enableExporter: boolean };
+  readonly agent: { readonly chartKey: string; readonly exporterKey: string; readonly enableExporter: boolean; readonly scrapeJobs: boolean };
   readonly searchEngine?: { readonly url: string; readonly apiToken: SecretRef; readonly secretName: string };
+  readonly dashboard: DashboardSettings;
+  /** Whether alert rules are made, and the thresholds of jobs that set none of their own. */
+  readonly alerts: { readonly enabled: boolean; readonly thresholds: AlertThresholds };
+  /** Present when the spec asks for Prometheus Operator objects. */
+  readonly operator?: OperatorSettings;
+}
+
+export interface DashboardSettings {
+  readonly enabled: boolean;
+  readonly title: string;
+  readonly uid: string;
+  /** Labels of the dashboard's ConfigMap, by which Grafana's sidecar finds it. */
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+export interface OperatorSettings {
+  /** One Probe per job, and a ServiceMonitor for the exporter's own metrics. */
+  readonly probes: boolean;
+  /** The alert rules as a PrometheusRule. */
+  readonly rules: boolean;
+  /** Labels on every Operator object, for the Prometheus resource's probeSelector, ruleSelector and serviceMonitorSelector. */
+  readonly labels: Readonly<Record<string, string>>;
 }

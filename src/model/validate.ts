@@ -10,6 +10,7 @@ import {
   DURATION_HINT,
   moduleSchema,
   parseDuration,
+  parseGoDuration,
   ProblemsError,
   schemaProblems,
   targetProblem,
@@ -22,7 +23,21 @@ import {
 import { http2xx, http2xxWithHeader, httpPost2xx, PRESET_NAMES, type PresetName } from './presets';
 import { kindOfValue, valueFreeSchemaProblems, withRequiredHints } from './problems';
 import { isSecretRef, readEnvSecret, secretRefSchema, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
-import { DEFAULTS, jobSchema, moduleNameSchema, presetSchemas, specSchema, type Job, type PresetModule, type Spec, type SpecInput, type SpecModule } from './spec';
+import {
+  DEFAULTS,
+  jobSchema,
+  kubernetesObjectName,
+  MODULE_LABEL,
+  moduleNameSchema,
+  presetSchemas,
+  specSchema,
+  type AlertThresholds,
+  type Job,
+  type PresetModule,
+  type Spec,
+  type SpecInput,
+  type SpecModule,
+} from './spec';
 
 /** A spec that cannot be used: every problem found, each printed with the spec's source before it. */
 export class SpecError extends ProblemsError {
@@ -112,11 +127,22 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
   const problems: Problem[] = [];
 
   // Unknown fields come first: a misspelt `job:` explains the missing `jobs` reported after it.
-  const { namespace, exporter, agent, searchEngine } = parseFields<SpecFields>(specSchema, input, [], problems, ['modules', 'jobs'])!;
+  const { namespace, exporter, agent, searchEngine, dashboard, alerts, operator } = parseFields<SpecFields>(specSchema, input, [], problems, ['modules', 'jobs'])!;
   const { modules, defined } = parseModules(input.modules, problems);
-  const jobs = parseJobs(input.jobs, problems);
+  const thresholds: AlertThresholds = { ...DEFAULTS.alerts.thresholds, ...alerts?.thresholds };
+  const jobs = parseJobs(input.jobs, thresholds, problems);
   jobs.forEach(([index, job]) => problems.push(...checkJob(job, ['jobs', index], modules, defined)));
   problems.push(...checkDuplicateJobNames(jobs));
+  problems.push(...checkThresholds(['alerts', 'thresholds'], alerts?.thresholds ?? {}, thresholds));
+  jobs.forEach(([index, job]) => problems.push(...checkThresholds(['jobs', index, 'alerts'], (input.jobs as Array<{ alerts?: Partial<AlertThresholds> }>)[index].alerts ?? {}, job.alerts)));
+  const probeObjects = operator !== undefined && (operator.probes ?? DEFAULTS.operator.probes);
+  if (probeObjects) problems.push(...checkProbeObjectNames(jobs));
+  if (agent?.scrapeJobs === false && !probeObjects) {
+    problems.push({
+      path: ['agent', 'scrapeJobs'],
+      message: 'is false but no Probe objects replace the scrape jobs, so nothing would probe the targets; add operator: {} for Probe objects, or remove scrapeJobs',
+    });
+  }
 
   if (options.env) problems.push(...checkEnvReferences(modules, searchEngine?.apiToken, options.env));
   if (problems.length > 0) throw new SpecError(problems, options.source);
@@ -127,6 +153,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
       image: exporter?.image ?? DEFAULTS.exporter.image,
       replicas: exporter?.replicas ?? DEFAULTS.exporter.replicas,
       serviceName: exporter?.serviceName ?? DEFAULTS.exporter.serviceName,
+      externalUrl: (exporter?.externalUrl ?? DEFAULTS.exporterExternalUrl).replace(/\/+$/, ''),
       resources: {
         requests: { ...DEFAULTS.exporter.resources.requests, ...exporter?.resources?.requests },
         limits: { ...DEFAULTS.exporter.resources.limits, ...exporter?.resources?.limits },
@@ -138,11 +165,24 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
       chartKey: agent?.chartKey ?? DEFAULTS.agent.chartKey,
       exporterKey: agent?.exporterKey ?? DEFAULTS.agent.exporterKey,
       enableExporter: agent?.enableExporter ?? DEFAULTS.agent.enableExporter,
+      scrapeJobs: agent?.scrapeJobs ?? true,
     },
     searchEngine: searchEngine && {
       url: searchEngine.url,
       apiToken: searchEngine.apiToken,
       secretName: searchEngine.secretName ?? DEFAULTS.searchEngine.secretName,
+    },
+    dashboard: {
+      enabled: dashboard?.enabled ?? DEFAULTS.dashboard.enabled,
+      title: dashboard?.title ?? DEFAULTS.dashboard.title,
+      uid: dashboard?.uid ?? DEFAULTS.dashboard.uid,
+      labels: dashboard?.labels ?? DEFAULTS.dashboard.labels,
+    },
+    alerts: { enabled: alerts?.enabled ?? DEFAULTS.alerts.enabled, thresholds },
+    operator: operator && {
+      probes: operator.probes ?? DEFAULTS.operator.probes,
+      rules: operator.rules ?? DEFAULTS.operator.rules,
+      labels: operator.labels ?? {},
     },
   };
 }
@@ -252,7 +292,7 @@ export function secretHeaders(module: SpecModule): Array<[header: string, ref: S
  * The jobs whose module and targets are right, with their index in the spec and their defaults filled in
  * (also for fields that are wrong, which are reported here), so that the checks across fields go on.
  */
-function parseJobs(input: unknown, problems: Problem[]): Array<[index: number, job: Job]> {
+function parseJobs(input: unknown, thresholds: AlertThresholds, problems: Problem[]): Array<[index: number, job: Job]> {
   if (input === undefined) {
     problems.push({ path: ['jobs'], message: `required: ${REQUIRED.jobs}` });
     return [];
@@ -276,6 +316,8 @@ function parseJobs(input: unknown, problems: Problem[]): Array<[index: number, j
           scrapeInterval,
           scrapeTimeout: job.scrapeTimeout ?? defaultScrapeTimeout(scrapeInterval),
           labels: job.labels ?? {},
+          alerts: { ...thresholds, ...job.alerts },
+          ...(job.slo === undefined ? {} : { slo: job.slo }),
         },
       ],
     ];
@@ -312,7 +354,7 @@ function checkJob(job: Job, path: FieldPath, modules: Readonly<Record<string, Sp
     const fix = known.length > 0 ? `use one of: ${known.join(', ')}, or define it under modules` : 'define it under modules';
     problems.push({ path: at('module'), message: `module "${job.module}" is not defined; ${fix}` });
   } else if (module) {
-    const moduleTimeout = module.timeout === undefined ? undefined : parseDuration(module.timeout);
+    const moduleTimeout = module.timeout === undefined ? undefined : parseGoDuration(module.timeout);
     if (moduleTimeout !== undefined && timeout !== undefined && moduleTimeout > timeout) {
       problems.push({
         path: ['modules', job.module, 'timeout'],
@@ -321,6 +363,12 @@ function checkJob(job: Job, path: FieldPath, modules: Readonly<Record<string, Sp
     }
   }
 
+  if (MODULE_LABEL in job.labels) {
+    problems.push({
+      path: [...path, 'labels', MODULE_LABEL],
+      message: `is set by probekit to the job's module (${job.module}), for the dashboard and the alerts' debug links; remove it, or name the label otherwise`,
+    });
+  }
   if (job.targets.length === 0) problems.push({ path: at('targets'), message: 'is empty; list at least one endpoint to probe' });
   if (module) {
     job.targets.forEach((target, index) => {
@@ -329,6 +377,40 @@ function checkJob(job: Job, path: FieldPath, modules: Readonly<Record<string, Sp
     });
   }
   return problems;
+}
+
+/**
+ * The thresholds written at `path` (the spec's defaults or one job's), checked as they combine with the defaults
+ * under them: durations must parse, and the critical certificate threshold must be the nearer one.
+ */
+function checkThresholds(path: FieldPath, written: Partial<AlertThresholds>, resolved: AlertThresholds): Problem[] {
+  const problems: Problem[] = [];
+  for (const field of ['downFor', 'slowerThan', 'slowFor'] as const) {
+    if (written[field] !== undefined && parseDuration(written[field]) === undefined) problems.push({ path: [...path, field], message: `"${written[field]}" must be ${DURATION_HINT}` });
+  }
+  const certificateFieldWritten = written.certificateWarningDays !== undefined || written.certificateCriticalDays !== undefined;
+  if (certificateFieldWritten && resolved.certificateCriticalDays >= resolved.certificateWarningDays) {
+    const field = written.certificateCriticalDays !== undefined ? 'certificateCriticalDays' : 'certificateWarningDays';
+    problems.push({
+      path: [...path, field],
+      message: `certificateCriticalDays (${resolved.certificateCriticalDays}) must be fewer than certificateWarningDays (${resolved.certificateWarningDays}): the warning comes first; lower certificateCriticalDays or raise certificateWarningDays`,
+    });
+  }
+  return problems;
+}
+
+/** Probe objects are named after their jobs; two jobs whose names make the same object name would overwrite each other. */
+function checkProbeObjectNames(jobs: ReadonlyArray<[number, Job]>): Problem[] {
+  const seen = new Map<string, number>();
+  return jobs.flatMap(([index, job]): Problem[] => {
+    const name = kubernetesObjectName(job.name);
+    const first = seen.get(name);
+    if (first === undefined) {
+      seen.set(name, index);
+      return [];
+    }
+    return [{ path: ['jobs', index, 'name'], message: `makes the Probe object name "${name}", as jobs[${first}].name does; rename one of the jobs` }];
+  });
 }
 
 function checkDuplicateJobNames(jobs: ReadonlyArray<[number, Job]>): Problem[] {

@@ -2,8 +2,8 @@
  * Spec to the agent's scrape jobs, one per spec job, with blackbox_exporter's three relabel rules: the target
  * becomes the `target` query parameter, the instance label carries the target, and the scrape goes to the exporter.
  */
-import { EXPORTER_PORT, PROBE_PATH } from '@probekit/exporter';
-import type { Job, Spec } from '../model';
+import { EXPORTER_PORT, METRICS_PATH, PROBE_PATH } from '@probekit/exporter';
+import { DEFAULTS, MODULE_LABEL, type ScrapeJob, type Spec } from '../model';
 
 export interface RelabelRule {
   readonly source_labels?: readonly string[];
@@ -16,8 +16,16 @@ export interface ScrapeConfig {
   readonly scrape_interval: string;
   readonly scrape_timeout: string;
   readonly metrics_path: string;
-  readonly params: { readonly module: readonly string[] };
+  /** The probe jobs' `module` parameter; the exporter's own job has none. */
+  readonly params?: { readonly module: readonly string[] };
   readonly static_configs: ReadonlyArray<{ readonly targets: readonly string[]; readonly labels?: Readonly<Record<string, string>> }>;
+  /** The probe jobs' three rules; the exporter's own job scrapes its address as it is. */
+  readonly relabel_configs?: readonly RelabelRule[];
+}
+
+/** A probe job: the module as parameter, the three rules. */
+export interface ProbeScrapeConfig extends ScrapeConfig {
+  readonly params: { readonly module: readonly string[] };
   readonly relabel_configs: readonly RelabelRule[];
 }
 
@@ -43,19 +51,40 @@ export function clusterExporterAddress(spec: Spec): string {
 /** The exporter as the agent reaches it on a single machine. */
 export const LOCAL_EXPORTER_ADDRESS = `localhost:${EXPORTER_PORT}`;
 
-export function renderScrapeJob(job: Job, exporterAddress: string): ScrapeConfig {
-  const hasLabels = Object.keys(job.labels).length > 0;
+/**
+ * The labels every target of a job carries: the job's own, and its module, which the probe's series do not
+ * otherwise say (the module is a query parameter), for the dashboard's filter and debug links.
+ */
+export function targetLabels(job: Pick<ScrapeJob, 'module' | 'labels'>): Record<string, string> {
+  return { ...job.labels, [MODULE_LABEL]: job.module };
+}
+
+export function renderScrapeJob(job: ScrapeJob, exporterAddress: string): ProbeScrapeConfig {
   return {
     job_name: job.name,
     scrape_interval: job.scrapeInterval,
     scrape_timeout: job.scrapeTimeout,
     metrics_path: PROBE_PATH,
     params: { module: [job.module] },
-    static_configs: [{ targets: [...job.targets], ...(hasLabels ? { labels: { ...job.labels } } : {}) }],
+    static_configs: [{ targets: [...job.targets], labels: targetLabels(job) }],
     relabel_configs: relabelRules(exporterAddress),
   };
 }
 
-export function renderScrapeJobs(spec: Spec, exporterAddress: string = clusterExporterAddress(spec)): ScrapeConfig[] {
+/** The job that scrapes the exporter's own metrics (`/metrics`: config reloads, build info), which one alert watches. */
+export const EXPORTER_JOB_NAME = 'probekit-exporter';
+
+/** The exporter's own scrape job, at the documented interval: its metrics change only on a reload. */
+export function renderExporterScrapeJob(exporterAddress: string): ScrapeConfig {
+  return {
+    job_name: EXPORTER_JOB_NAME,
+    scrape_interval: DEFAULTS.job.scrapeInterval,
+    scrape_timeout: DEFAULTS.job.scrapeTimeout,
+    metrics_path: METRICS_PATH,
+    static_configs: [{ targets: [exporterAddress] }],
+  };
+}
+
+export function renderScrapeJobs(spec: Spec, exporterAddress: string = clusterExporterAddress(spec)): ProbeScrapeConfig[] {
   return spec.jobs.map((job) => renderScrapeJob(job, exporterAddress));
 }

@@ -3,7 +3,7 @@
  * and the TLS choice, and one place that turns every failure into a single line a user can act on.
  */
 import { readFileSync } from 'node:fs';
-import { Client, errors } from '@elastic/elasticsearch';
+import { Client, errors, SniffingTransport, type TransportOptions } from '@elastic/elasticsearch';
 
 export interface SearchEngineTls {
   /** Skip certificate verification (the documented example invocation does); the CLI warns when it is set. @default false */
@@ -29,7 +29,19 @@ export interface SearchEngineConnection {
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
 export type SearchEngineFailure =
-  'unauthorized' | 'forbidden' | 'bad-request' | 'not-found' | 'server-error' | 'connection-refused' | 'unresolved-host' | 'tls' | 'timeout' | 'not-elasticsearch' | 'connection' | 'bad-input';
+  | 'unauthorized'
+  | 'forbidden'
+  | 'bad-request'
+  | 'not-found'
+  | 'server-error'
+  | 'connection-refused'
+  | 'unresolved-host'
+  | 'tls'
+  | 'timeout'
+  | 'not-elasticsearch'
+  | 'unsupported-version'
+  | 'connection'
+  | 'bad-input';
 
 /** A failure talking to the search engine, with a message of one line that never holds a credential. */
 export class SearchEngineError extends Error {
@@ -93,8 +105,50 @@ function readCa(tls: SearchEngineTls | undefined): string | undefined {
   }
 }
 
-/** The official client for one engine; no retries, so that a failure is reported once and at once. */
-export function createSearchClient(connection: SearchEngineConnection, credentials: SearchEngineCredentials): Client {
+/** The major of Elasticsearch's REST API the official client (@elastic/elasticsearch 9) is written for. */
+export const CLIENT_API_MAJOR = 9;
+
+/** The Elasticsearch versions probekit supports, as the README and messages name them. */
+export const SUPPORTED_VERSIONS = '7.17, 8.x and 9.x';
+
+export interface EngineVersion {
+  /** As the engine reports it (`8.19.4`). */
+  readonly number: string;
+  readonly major: number;
+  readonly minor: number;
+}
+
+/**
+ * The media types a request is sent with. For a known server major, Elasticsearch's vendored types with
+ * `compatible-with` set to the REST API that server speaks (7, 8 or 9; a later major is asked for 9, which it takes
+ * as its previous one): each server refuses a version it does not know, and a request whose Accept and
+ * Content-Type name different versions. For an unknown one, plain JSON, which every version takes as its own API.
+ */
+export function mediaTypes(major: number | undefined): NonNullable<TransportOptions['vendoredHeaders']> {
+  if (major === undefined) return { jsonContentType: 'application/json', ndjsonContentType: 'application/x-ndjson', accept: 'application/json, text/plain' };
+  const version = Math.min(major, CLIENT_API_MAJOR);
+  return {
+    jsonContentType: `application/vnd.elasticsearch+json; compatible-with=${version}`,
+    ndjsonContentType: `application/vnd.elasticsearch+x-ndjson; compatible-with=${version}`,
+    accept: `application/vnd.elasticsearch+json; compatible-with=${version},text/plain`,
+  };
+}
+
+/** The client's own transport, with the media types of one server instead of the client's fixed version 9. */
+function transportFor(major: number | undefined): typeof SniffingTransport {
+  const vendoredHeaders = mediaTypes(major);
+  return class extends SniffingTransport {
+    constructor(options: TransportOptions) {
+      super({ ...options, vendoredHeaders });
+    }
+  };
+}
+
+/**
+ * The official client for one engine; no retries, so that a failure is reported once and at once. `major` is the
+ * server's major version when known (see connectSearchEngine); without it, requests are plain JSON.
+ */
+export function createSearchClient(connection: SearchEngineConnection, credentials: SearchEngineCredentials, major?: number): Client {
   const url = checkedUrl(connection.url);
   const ca = readCa(connection.tls);
   return new Client({
@@ -103,7 +157,51 @@ export function createSearchClient(connection: SearchEngineConnection, credentia
     tls: { rejectUnauthorized: !(connection.tls?.insecure ?? false), ...(ca === undefined ? {} : { ca }) },
     maxRetries: 0,
     requestTimeout: connection.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    Transport: transportFor(major),
   });
+}
+
+export interface SearchEngine {
+  /** The client, speaking the server's REST API version. */
+  readonly client: Client;
+  /** The server's version; undefined when the credentials may not read it (no `monitor` cluster privilege). */
+  readonly version?: EngineVersion;
+  readonly url: string;
+}
+
+/** `8.19.4` as numbers; undefined for what is not a version. */
+export function parseEngineVersion(number: string): EngineVersion | undefined {
+  const match = /^(\d+)\.(\d+)/.exec(number);
+  return match ? { number, major: Number(match[1]), minor: Number(match[2]) } : undefined;
+}
+
+/** Why a version cannot be served, or undefined. */
+export function versionProblem(version: EngineVersion): string | undefined {
+  const supported = version.major > 7 || (version.major === 7 && version.minor >= 17);
+  return supported ? undefined : `Elasticsearch ${version.number}, which probekit does not support (it supports ${SUPPORTED_VERSIONS}); upgrade the engine`;
+}
+
+/**
+ * A client for one engine that speaks its version: `GET /` (in plain JSON, which every version takes) reads the
+ * version, then the client is made for it. Credentials that may not read it (403) get a plain-JSON client.
+ */
+export async function connectSearchEngine(connection: SearchEngineConnection, credentials: SearchEngineCredentials, doing = 'connecting'): Promise<SearchEngine> {
+  const probe = createSearchClient(connection, credentials);
+  let version: EngineVersion | undefined;
+  try {
+    const info = await probe.info();
+    version = parseEngineVersion(info.version.number);
+  } catch (error) {
+    const failure = describeFailure(error, connection.url, doing, 'apiToken' in credentials ? 'API token' : 'user name and password');
+    if (failure.failure !== 'forbidden') throw failure;
+  } finally {
+    await probe.close();
+  }
+  if (version !== undefined) {
+    const problem = versionProblem(version);
+    if (problem !== undefined) throw new SearchEngineError('unsupported-version', `${doing} failed: ${displayUrl(connection.url)} runs ${problem}`);
+  }
+  return { client: createSearchClient(connection, credentials, version?.major), url: connection.url, ...(version ? { version } : {}) };
 }
 
 interface ElasticsearchErrorCause {
@@ -154,7 +252,10 @@ export function describeFailure(error: unknown, url: string, doing: string, cred
     return new SearchEngineError('timeout', `${doing} failed: no answer from ${where} in time (timeout); check that the engine is up and reachable from here`);
   }
   if (error instanceof errors.ProductNotSupportedError) {
-    return new SearchEngineError('not-elasticsearch', `${doing} failed: ${where} does not answer as Elasticsearch (no x-elastic-product header); check the URL`);
+    return new SearchEngineError(
+      'not-elasticsearch',
+      `${doing} failed: ${where} does not answer as Elasticsearch 7.14 or later (no x-elastic-product header); check the URL (probekit supports ${SUPPORTED_VERSIONS})`,
+    );
   }
   if (error instanceof errors.ConnectionError) {
     const message = error.message;

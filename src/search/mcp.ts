@@ -9,15 +9,17 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { runSkill, type Skill, type SkillContext } from './skill';
+import { runSkill, type Skill, type SkillContextSource } from './skill';
 import { MCP_HTTP_PATH, SKILLS_SERVER_HEALTH_PATH } from './skills-server';
 
 export const MCP_SERVER_NAME = 'probekit-assistant';
 
-export function createSkillsMcpServer(skills: readonly Skill[], context: SkillContext, version: string): McpServer {
+export function createSkillsMcpServer(skills: readonly Skill[], context: SkillContextSource, version: string): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, version });
   for (const skill of skills) {
-    server.registerTool(skill.name, { description: skill.description, inputSchema: skill.input }, async (input: unknown): Promise<CallToolResult> => {
+    // Read-only skills say so, so that clients may run them without asking; all of them reach outside (the engine).
+    const annotations = { readOnlyHint: skill.readOnly === true, ...(skill.readOnly === true ? { destructiveHint: false, idempotentHint: true } : {}), openWorldHint: true };
+    server.registerTool(skill.name, { description: skill.description, inputSchema: skill.input, annotations }, async (input: unknown): Promise<CallToolResult> => {
       try {
         const result = await runSkill(skills, skill.name, input, context);
         return { content: [{ type: 'text', text: JSON.stringify(result, null, 2) }] };

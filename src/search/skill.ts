@@ -6,18 +6,43 @@
 import { resolve } from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
 import { z } from 'zod';
-import { closestName, ProblemsError, schemaProblems, type Problem } from '@probekit/exporter';
-import { describeFailure, SearchEngineError } from './connection';
-import { detectLogFields, type LogFields } from './log-fields';
+import { closestName, schemaProblems, type Problem } from '@probekit/exporter';
+import { describeFailure, SearchEngineError, type EngineVersion, type SearchEngine } from './connection';
+import { ECS_LOG_FIELDS, type LogFields } from './log-fields';
+import { resolveLogTarget, type LogTarget } from './log-search';
+import { SkillInputError } from './skill-errors';
+import type { TargetLogRule } from './target-logs';
+
+export { SkillInputError };
+
+/** What the skills server was started with, beyond the engine: settings some skills read. */
+export interface SkillSettings {
+  /** Field names set by hand; they win over detection in every index. */
+  readonly fields?: Partial<LogFields>;
+  /** How a probe's target maps to the log filters of the service behind it (probe_failure_logs). */
+  readonly targetLogs?: readonly TargetLogRule[];
+  /** Prometheus that scrapes the exporter; when set, a call may not name another one. */
+  readonly prometheusUrl?: string;
+  /** The exporter whose recent probes to read when there is no Prometheus. */
+  readonly exporterUrl?: string;
+}
 
 export interface SkillContext {
-  /** The official client, authenticated with the API token. */
+  /** The official client, authenticated with the API token, speaking the engine's version. */
   readonly client: Client;
   /** The engine's URL, for messages. */
   readonly url: string;
-  /** Log field names of the indices an index pattern names (detected from their mappings, or as configured). */
+  /** The engine's version, when the token may read it. */
+  readonly version?: EngineVersion;
+  readonly settings: SkillSettings;
+  /** Field names for an index pattern, the first index that has each winning (for skills that use one set). */
   readonly logFields: (index: string) => Promise<LogFields>;
+  /** The pattern's indices grouped by layout, each with its own field names. */
+  readonly logTarget: (index: string) => Promise<LogTarget>;
 }
+
+/** A context, or how to make one when the first skill runs (the server connects to the engine then, not at start). */
+export type SkillContextSource = SkillContext | (() => Promise<SkillContext>);
 
 export interface Skill<Input extends z.ZodObject = z.ZodObject> {
   /** Tool name: lower case, digits and underscores (what MCP clients accept everywhere). */
@@ -25,6 +50,8 @@ export interface Skill<Input extends z.ZodObject = z.ZodObject> {
   readonly description: string;
   readonly input: Input;
   readonly handler: (input: z.infer<Input>, context: SkillContext) => Promise<unknown>;
+  /** The skill only reads; MCP clients are told so (the readOnlyHint annotation). @default false */
+  readonly readOnly?: boolean;
 }
 
 /** Typed helper for writing a skill: infers the handler's input from the schema. */
@@ -34,56 +61,65 @@ export function defineSkill<Input extends z.ZodObject>(skill: Skill<Input>): Ski
 
 const SKILL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
-/**
- * Bad input to a skill (`input.limit: must be at least 1`), or a skill that cannot be used: problems naming the
- * field, printed after their source (the skill's name, or the flag that loaded it).
- */
-export class SkillInputError extends ProblemsError {
-  constructor(problems: readonly Problem[], source?: string) {
-    super(problems, source);
-    this.name = 'SkillInputError';
-  }
-}
-
 /** A problem of a skill as a whole, printed after its name. */
 function skillProblem(skill: string, message: string): SkillInputError {
   return new SkillInputError([{ path: [], message }], `skill "${skill}"`);
 }
 
-export interface SkillContextOptions {
+/** How long an index pattern's layouts are trusted: new indices and rollovers show up after this. */
+const LAYOUT_TTL_MS = 60_000;
+
+export interface SkillContextOptions extends SkillSettings {
   readonly client: Client;
-  /** Field names set by hand; they win over detection. */
-  readonly fields?: Partial<LogFields>;
   /** For messages only: the engine's URL. */
   readonly url: string;
+  readonly version?: EngineVersion;
 }
 
-/** A context whose field detection reads each index pattern's mappings once. */
+/** A context whose field detection reads each index pattern's mappings at most once a minute. */
 export function createSkillContext(options: SkillContextOptions): SkillContext {
-  const cache = new Map<string, Promise<LogFields>>();
-  const logFields = (index: string): Promise<LogFields> => {
-    let found = cache.get(index);
-    if (found === undefined) {
-      found = options.client.indices
-        .getMapping({ index, allow_no_indices: true })
-        .then((answer) =>
-          detectLogFields(
-            Object.values(answer).map((entry) => (entry.mappings.properties ?? {}) as Record<string, unknown>),
-            options.fields,
-          ),
-        )
-        .catch((error: unknown) => {
-          cache.delete(index);
-          throw describeFailure(error, options.url, `reading the mappings of ${index}`, 'API token');
-        });
-      cache.set(index, found);
-    }
-    return found;
+  const { client, url, version, ...settings } = options;
+  const cache = new Map<string, { at: number; target: Promise<LogTarget> }>();
+  const logTarget = (index: string): Promise<LogTarget> => {
+    const cached = cache.get(index);
+    if (cached !== undefined && Date.now() - cached.at < LAYOUT_TTL_MS) return cached.target;
+    const target = resolveLogTarget(client, index, settings.fields ?? {}).catch((error: unknown) => {
+      cache.delete(index);
+      throw describeFailure(error, url, `reading the mappings of ${index}`, 'API token');
+    });
+    cache.set(index, { at: Date.now(), target });
+    return target;
   };
-  return { client: options.client, url: options.url, logFields };
+  const logFields = async (index: string): Promise<LogFields> => {
+    const target = await logTarget(index);
+    // The layout of the most indices, ties to the first: a custom skill that takes one set of names gets the common one.
+    const [main] = [...target.layouts].sort((a, b) => b.indices.length - a.indices.length);
+    return main?.fields ?? ECS_LOG_FIELDS;
+  };
+  return { client, url, ...(version ? { version } : {}), settings, logFields, logTarget };
 }
 
-export async function runSkill(skills: readonly Skill[], name: string, input: unknown, context: SkillContext): Promise<unknown> {
+/** A context source that connects once, when first asked, and tries again after a failure. */
+export function connectOnFirstUse(connect: () => Promise<SearchEngine>, settings: SkillSettings): () => Promise<SkillContext> {
+  let context: Promise<SkillContext> | undefined;
+  return () => {
+    context ??= connect().then(
+      (engine) => createSkillContext({ ...settings, client: engine.client, url: engine.url, ...(engine.version ? { version: engine.version } : {}) }),
+      (error: unknown) => {
+        context = undefined;
+        throw error;
+      },
+    );
+    return context;
+  };
+}
+
+/** An unknown input field names the one likely meant and all the fields the skill takes. */
+function withKnownFields(problems: readonly Problem[], known: readonly string[]): Problem[] {
+  return problems.map((problem) => (problem.message.startsWith('unknown field; did you mean') ? { ...problem, message: `${problem.message} the fields are ${known.join(', ')}` } : problem));
+}
+
+export async function runSkill(skills: readonly Skill[], name: string, input: unknown, source: SkillContextSource): Promise<unknown> {
   const skill = skills.find((candidate) => candidate.name === name);
   if (skill === undefined) {
     const names = skills.map((s) => s.name);
@@ -92,10 +128,14 @@ export async function runSkill(skills: readonly Skill[], name: string, input: un
   }
   // Every problem of the input at once, in words; the skill's name first, as the assistant may call several.
   const parsed = skill.input.safeParse(input ?? {}, { reportInput: true });
-  if (!parsed.success) throw new SkillInputError(schemaProblems(skill.input, parsed.error.issues, ['input']), name);
+  if (!parsed.success) throw new SkillInputError(withKnownFields(schemaProblems(skill.input, parsed.error.issues, ['input']), Object.keys(skill.input.shape)), name);
+  // Connecting throws a SearchEngineError of its own, naming the engine.
+  const context = typeof source === 'function' ? await source() : source;
   try {
     return await skill.handler(parsed.data, context);
   } catch (error) {
+    // A problem the handler found in the input is named after the skill, as the schema's problems are.
+    if (error instanceof SkillInputError && error.source === undefined) throw new SkillInputError(error.problems, name);
     if (error instanceof SearchEngineError || error instanceof SkillInputError) throw error;
     throw describeFailure(error, context.url, `skill ${name}`, 'API token');
   }

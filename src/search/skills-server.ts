@@ -2,6 +2,13 @@
  * What a deployment needs to know about the skills server, without loading the search client or the MCP SDK:
  * the construct library imports these, and `import 'probekit'` must stay light.
  */
+import { version } from '../../package.json';
+
+/** The image built from the repository's Dockerfile, tagged with this package's version: `probekit` on its PATH. */
+export const SKILLS_SERVER_IMAGE = `ghcr.io/probekit/probekit:${version}`;
+
+/** The port the skills server listens on in its container (the image's EXPOSE and CMD). */
+export const SKILLS_SERVER_PORT = 8080;
 
 /** Environment variables the skills server reads its integration settings from when no flag names them. */
 export const SEARCH_ENGINE_ENV = {

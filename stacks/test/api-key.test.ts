@@ -7,7 +7,7 @@
 import * as pulumi from '@pulumi/pulumi';
 import { apiKeyProvider, SearchEngineApiKey, type ApiKeyInputs, type ApiKeyOutputs } from '../api-key';
 import { ROLE_PRESETS } from 'probekit/search';
-import { ContractElasticsearch } from '../../test/support/elasticsearch';
+import { ContractElasticsearch, CONTRACT_VERSIONS } from '../../test/support/elasticsearch';
 import { describeWithBinaries } from '../../test/support/integration';
 import { makeTlsPem, OPENSSL, type TlsPem } from '../../exporter/loopback/tls-fixtures';
 import { isSecretValue } from './support/pulumi-mocks';
@@ -16,7 +16,7 @@ import { isSecretValue } from './support/pulumi-mocks';
 const requireFromString = require('require-from-string') as (code: string) => { handler(): typeof apiKeyProvider };
 
 // The contract server's TLS certificates are made with openssl (Node has no API to issue one).
-describeWithBinaries([OPENSSL])('the API-key resource', () => {
+describeWithBinaries([OPENSSL]).each(CONTRACT_VERSIONS)('the API-key resource on Elasticsearch %s', (version) => {
   const PASSWORD = 'admin-pa55-NEVER-in-a-message';
   let pki: TlsPem;
   const superuser = { cluster: ['all'], index: [{ names: ['*'], privileges: ['all'] }] };
@@ -27,7 +27,7 @@ describeWithBinaries([OPENSSL])('the API-key resource', () => {
 
   beforeAll(async () => {
     pki = makeTlsPem();
-    es = await ContractElasticsearch.start({ users: { elastic: { password: PASSWORD, roles: { superuser } } }, pki });
+    es = await ContractElasticsearch.start({ users: { elastic: { password: PASSWORD, roles: { superuser } } }, pki, version });
 
     const registered: Record<string, unknown>[] = [];
     await pulumi.runtime.setMocks(
@@ -71,7 +71,14 @@ describeWithBinaries([OPENSSL])('the API-key resource', () => {
       expect(request!.method).toBe('POST');
       expect(request!.path).toBe('/_security/api_key');
       expect(request!.headers.authorization).toBe(`Basic ${Buffer.from(`elastic:${PASSWORD}`).toString('base64')}`);
-      expect(request!.body).toEqual({ name: 'probekit-test', role_descriptors: ROLE_PRESETS['all-access'] });
+      // Plain JSON, which every version takes; no expiry, since the stack replaces and invalidates its key itself.
+      expect(request!.headers['content-type']).toBe('application/json');
+      expect(request!.headers.accept).toBe('application/json');
+      expect(request!.body).toEqual({
+        name: 'probekit-test',
+        role_descriptors: ROLE_PRESETS['all-access'],
+        metadata: { application: 'probekit', purpose: "the assistant's search-engine skills", role_preset: 'all-access' },
+      });
 
       const key = es.apiKeys.get(id)!;
       expect(key.invalidated).toBe(false);
@@ -111,6 +118,8 @@ describeWithBinaries([OPENSSL])('the API-key resource', () => {
       ['name', { name: 'probekit-renamed' }],
       ['role', { role: 'all-access' }],
       ['url', { url: 'https://127.0.0.1:1' }],
+      ['indices', { indices: ['app-logs-*'] }],
+      ['expiration', { expiration: '30d' }],
     ])('replaces the key when its %s changes', async (field, change) => {
       const { id, outs } = await created();
       await expect(provider.diff!(id, outs, inputs(change))).resolves.toEqual({ changes: true, replaces: [field], deleteBeforeReplace: false });

@@ -92,6 +92,7 @@ describe('three clusters', () => {
     expect(kinds).toEqual(
       [
         `ConfigMap/${cluster}-${namespace}/blackbox-exporter-config`,
+        `ConfigMap/${cluster}-${namespace}/probekit-endpoints-dashboard`,
         `Deployment/${cluster}-${namespace}/blackbox-exporter`,
         `Namespace/${cluster}-namespace`,
         `Release/${cluster}-agent`,
@@ -235,7 +236,13 @@ describe('parity with cdk8s synth', () => {
     const { children } = clusterResources(run.resources, cluster);
     const applied = children.filter((resource) => resource.name.startsWith(`${cluster}-${clusterSpec.namespace ?? 'monitoring'}/`)).map((resource) => revealed(resource.inputs));
     const key = (object: any) => `${object.kind}/${object.metadata.name}`;
-    expect(synth.objects.map(key).sort()).toEqual(['ConfigMap/blackbox-exporter-config', 'Deployment/blackbox-exporter', 'Secret/blackbox-exporter-headers', 'Service/blackbox-exporter']);
+    expect(synth.objects.map(key).sort()).toEqual([
+      'ConfigMap/blackbox-exporter-config',
+      'ConfigMap/probekit-endpoints-dashboard',
+      'Deployment/blackbox-exporter',
+      'Secret/blackbox-exporter-headers',
+      'Service/blackbox-exporter',
+    ]);
     expect([...applied].sort((a, b) => key(a).localeCompare(key(b)))).toEqual([...synth.objects].sort((a, b) => key(a).localeCompare(key(b))));
 
     const release = ofType(children, 'kubernetes:helm.sh/v3:Release')[0]!;

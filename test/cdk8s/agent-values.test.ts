@@ -2,9 +2,9 @@
 import { App, Chart } from 'cdk8s';
 import { parse } from 'yaml';
 import { AgentValues } from '../../src/cdk8s';
-import type { Job } from '../../src/model';
+import type { ScrapeJob } from '../../src/model';
 
-const job: Job = { name: 'web', module: 'http_2xx', targets: ['https://example.com'], scrapeInterval: '30s', scrapeTimeout: '30s', labels: {} };
+const job: ScrapeJob = { name: 'web', module: 'http_2xx', targets: ['https://example.com'], scrapeInterval: '30s', scrapeTimeout: '30s', labels: {} };
 
 function agentValues(props: Partial<ConstructorParameters<typeof AgentValues>[2]> = {}, chartId = 'probes'): AgentValues {
   return new AgentValues(new Chart(new App(), chartId), 'agent', { exporterAddress: 'bb.probes.svc:9115', ...props });
@@ -15,8 +15,8 @@ describe('AgentValues', () => {
     const agent = agentValues({ jobs: [job] });
     agent.addScrapeJob({ ...job, name: 'api', targets: ['https://api.example.com'] });
     const configs = agent.values.agent!.extraScrapeConfigs!;
-    expect(configs.map((config) => config.job_name)).toEqual(['web', 'api']);
-    expect(configs.map((config) => config.relabel_configs[2])).toEqual([
+    expect(configs.map((config) => config.job_name)).toEqual(['web', 'api', 'probekit-exporter']);
+    expect(configs.slice(0, 2).map((config) => config.relabel_configs![2])).toEqual([
       { target_label: '__address__', replacement: 'bb.probes.svc:9115' },
       { target_label: '__address__', replacement: 'bb.probes.svc:9115' },
     ]);

@@ -25,11 +25,11 @@ async function runApp(env: Record<string, string>): Promise<{ code: number; stde
   }
 }
 
-it('npm run synth -o DIR writes the manifests and the agent values of the documented example', async () => {
+it('npm run synth -o DIR writes the manifests, the agent values, the dashboard and the rules of the documented example', async () => {
   await run('npm', ['run', '--silent', 'synth', '--', '-o', tempDir()], { cwd: root, env: { ...process.env, PROBEKIT_SPEC: '' } });
-  expect(readdirSync(tempDir()).sort()).toEqual(['probekit.agent-values.yaml', 'probekit.k8s.yaml']);
+  expect(readdirSync(tempDir()).sort()).toEqual(['probekit.agent-values.yaml', 'probekit.dashboard.json', 'probekit.k8s.yaml', 'probekit.rules.yaml']);
   const kinds = parseAllDocuments(readFileSync(join(tempDir(), 'probekit.k8s.yaml'), 'utf8')).map((doc) => doc.toJS().kind);
-  expect(kinds).toEqual(['ConfigMap', 'Deployment', 'Service']);
+  expect(kinds).toEqual(['ConfigMap', 'Deployment', 'Service', 'ConfigMap']);
   expect(readFileSync(join(tempDir(), 'probekit.agent-values.yaml'), 'utf8')).toContain('replacement: blackbox-exporter.monitoring.svc:9115');
 }, 120_000);
 

@@ -6,7 +6,7 @@
 import { Chart, Testing } from 'cdk8s';
 import { AssistantSkills, MCP_TOKEN_ENV } from '../../src/cdk8s/assistant-skills';
 import { SEARCH_ENGINE_SECRET_KEYS, SEARCH_ENGINE_SECRET_NAME } from '../../src/render/search-engine-secret';
-import { SEARCH_ENGINE_ENV } from '../../src/search/skills-server';
+import { SEARCH_ENGINE_ENV, SKILLS_SERVER_IMAGE } from '../../src/search/skills-server';
 
 interface Manifest {
   kind: string;
@@ -24,6 +24,15 @@ function synth(props: Partial<ConstructorParameters<typeof AssistantSkills>[2]> 
 describe('AssistantSkills', () => {
   it('synthesizes a Deployment and a Service', () => {
     expect(synth()).toMatchSnapshot();
+  });
+
+  it("runs the image the repository's Dockerfile builds, tagged with the package's version, unless told otherwise", () => {
+    const app = Testing.app();
+    const chart = new Chart(app, 'assistant', { namespace: 'monitoring' });
+    new AssistantSkills(chart, 'skills');
+    const deployment = (Testing.synth(chart) as Manifest[]).find((m) => m.kind === 'Deployment')!;
+    expect(deployment.spec.template.spec.containers[0].image).toBe(SKILLS_SERVER_IMAGE);
+    expect(SKILLS_SERVER_IMAGE).toBe(`ghcr.io/probekit/probekit:${require('../../package.json').version}`);
   });
 
   it('reads URL and token from the search-engine Secret, and serves MCP over HTTP', () => {

@@ -11,15 +11,34 @@ import { documentedExample, parseSpec } from '../../src/model';
 import { fullEnv, fullSpec, SECRET_VALUES } from '../fixtures/specs';
 import { tempDirPerTest } from '../support/temp-dir';
 import { find, redactSecrets, validateAgainstSchema } from '../support/manifests';
+import { operatorSchemaProblems } from '../support/operator-schema';
 
 const example = synthesize(parseSpec(documentedExample));
 const full = synthesize(parseSpec(fullSpec, { env: fullEnv }), fullEnv);
 
+/**
+ * The manifests as snapshots hold them: Secret values redacted, and the dashboard's JSON left to its own test
+ * (test/render/dashboard.test.ts), standing here only as its uid.
+ */
+function forSnapshot(manifests: ReadonlyArray<Record<string, any>>): Array<Record<string, any>> {
+  return redactSecrets(manifests).map((manifest) => {
+    if (manifest.metadata.labels?.['app.kubernetes.io/component'] !== 'dashboard') return manifest;
+    const data = Object.fromEntries(Object.entries(manifest.data as Record<string, string>).map(([key, json]) => [key, `<dashboard ${JSON.parse(json).uid}>`]));
+    return { ...manifest, data };
+  });
+}
+
 describe('synthesized objects', () => {
-  it('the documented example: ConfigMap, Deployment and Service', () => {
-    expect(example.manifests.map((m) => `${m.kind}/${m.metadata.name}`)).toEqual(['ConfigMap/blackbox-exporter-config', 'Deployment/blackbox-exporter', 'Service/blackbox-exporter']);
-    expect(example.manifests).toMatchSnapshot('manifests');
+  it('the documented example: the exporter, the dashboard, the agent values and the rules', () => {
+    expect(example.manifests.map((m) => `${m.kind}/${m.metadata.name}`)).toEqual([
+      'ConfigMap/blackbox-exporter-config',
+      'Deployment/blackbox-exporter',
+      'Service/blackbox-exporter',
+      'ConfigMap/probekit-endpoints-dashboard',
+    ]);
+    expect(forSnapshot(example.manifests)).toMatchSnapshot('manifests');
     expect(stringify(example.agentValues)).toMatchSnapshot('agent values');
+    expect(example.alertRules!.groups.map((group) => group.name)).toEqual(['probekit:blackbox-exporter', 'probekit:exporter']);
   });
 
   it('a spec using every option', () => {
@@ -28,17 +47,43 @@ describe('synthesized objects', () => {
       'Deployment/probe-exporter',
       'Service/probe-exporter',
       'Secret/probe-exporter-headers',
+      'ConfigMap/synthetic-checks-dashboard',
+      'PrometheusRule/probe-exporter-alerts',
+      'ServiceMonitor/probe-exporter',
+      'Probe/websites',
+      'Probe/api-with-token',
+      'Probe/api-post',
+      'Probe/partner',
+      'Probe/databases',
+      'Probe/hosts',
+      'Probe/dns',
+      'Probe/grpc',
       'Secret/search-engine',
     ]);
-    expect(redactSecrets(full.manifests)).toMatchSnapshot('manifests');
+    expect(forSnapshot(full.manifests)).toMatchSnapshot('manifests');
     expect(stringify(full.agentValues)).toMatchSnapshot('agent values');
   });
 
   it.each([
     ['documented example', example.manifests],
     ['every option', full.manifests],
-  ])('every object of %s validates against the Kubernetes schemas', (_name, manifests) => {
-    for (const manifest of manifests) expect(() => validateAgainstSchema(manifest)).not.toThrow();
+  ])("every object of %s validates against the Kubernetes schemas, the Operator objects against the Operator's", async (_name, manifests) => {
+    const operatorObjects = manifests.filter((manifest) => manifest.apiVersion === 'monitoring.coreos.com/v1');
+    for (const manifest of manifests.filter((m) => !operatorObjects.includes(m))) expect(() => validateAgainstSchema(manifest)).not.toThrow();
+    expect(await operatorSchemaProblems(operatorObjects)).toEqual(operatorObjects.map(() => undefined));
+  });
+
+  it("the dashboard's ConfigMap carries the sidecar's label and the dashboard the spec describes", () => {
+    const configMap = find(full.manifests, 'ConfigMap', 'synthetic-checks-dashboard');
+    expect(configMap.metadata.labels).toMatchObject({ grafana_dashboard: '1', team: 'platform' });
+    expect(JSON.parse(configMap.data['synthetic-checks.json'])).toEqual(full.dashboard);
+    expect(full.dashboard).toMatchObject({ uid: 'synthetic-checks', title: 'Synthetic checks' });
+  });
+
+  it("the PrometheusRule holds the rule file's groups, labelled for the Operator's ruleSelector", () => {
+    const rule = find(full.manifests, 'PrometheusRule');
+    expect(rule.metadata.labels).toMatchObject({ release: 'kube-prometheus-stack' });
+    expect(rule.spec).toEqual(full.alertRules);
   });
 
   it('the schema check would catch a bad object', () => {
@@ -50,7 +95,7 @@ describe('synthesized objects', () => {
 
 describe('the parts together', () => {
   it("the scrape jobs address the exporter's Service in the spec's namespace", () => {
-    expect(full.agentValues['k8s-monitoring'].extraScrapeConfigs![0].relabel_configs[2].replacement).toBe('probe-exporter.observability.svc:9115');
+    expect(full.agentValues['k8s-monitoring'].extraScrapeConfigs![0].relabel_configs![2].replacement).toBe('probe-exporter.observability.svc:9115');
   });
 
   it('the search-engine Secret is made from the spec, in its namespace', () => {
@@ -82,11 +127,20 @@ describe('secrets stay in Secrets', () => {
 describe('ProbekitApp', () => {
   const tempDir = tempDirPerTest('probekit-app-');
 
-  it("writes each chart's agent values beside its manifests", () => {
+  it("writes each chart's agent values, dashboard and rule file beside its manifests", () => {
     const app = new ProbekitApp({ outdir: tempDir() });
     new ProbekitChart(app, 'prod', { spec: parseSpec(documentedExample) });
     app.synth();
-    expect(readdirSync(tempDir()).sort()).toEqual(['prod.agent-values.yaml', 'prod.k8s.yaml']);
+    expect(readdirSync(tempDir()).sort()).toEqual(['prod.agent-values.yaml', 'prod.dashboard.json', 'prod.k8s.yaml', 'prod.rules.yaml']);
     expect(parseYaml(readFileSync(join(tempDir(), 'prod.agent-values.yaml'), 'utf8'))).toEqual(example.agentValues);
+    expect(JSON.parse(readFileSync(join(tempDir(), 'prod.dashboard.json'), 'utf8'))).toEqual(example.dashboard);
+    expect(parseYaml(readFileSync(join(tempDir(), 'prod.rules.yaml'), 'utf8'))).toEqual(example.alertRules);
+  });
+
+  it('writes neither the dashboard nor the rules when the spec turns them off', () => {
+    const app = new ProbekitApp({ outdir: tempDir() });
+    new ProbekitChart(app, 'prod', { spec: parseSpec({ ...documentedExample, dashboard: { enabled: false }, alerts: { enabled: false } }) });
+    app.synth();
+    expect(readdirSync(tempDir()).sort()).toEqual(['prod.agent-values.yaml', 'prod.k8s.yaml']);
   });
 });

@@ -6,7 +6,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROLE_PRESETS } from '../../src/search/api-key';
+import { LOG_INDEX_PATTERNS, skillsRole } from '../../src/search/api-key';
 import { SEARCH_ENGINE_ENV } from '../../src/search/skills-server';
 import { BUILT_IN_SKILLS } from '../../src/search/skills';
 import { runCli } from '../support/cli';
@@ -25,7 +25,7 @@ describeWithBinaries([OPENSSL])('probekit assistant', () => {
 
   beforeAll(async () => {
     es = await ContractElasticsearch.start({ users: LOG_USERS, indices: LOG_INDICES });
-    token = es.addApiKey('elastic', 'assistant', ROLE_PRESETS['read-only']).encoded;
+    token = es.addApiKey('elastic', 'assistant', { read_only: skillsRole(LOG_INDEX_PATTERNS) }).encoded;
     caFile = join(dir, 'ca.pem');
     writeFileSync(caFile, es.pki.ca);
   });
@@ -42,7 +42,16 @@ describeWithBinaries([OPENSSL])('probekit assistant', () => {
       );
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout)).toEqual({ index: ECS_INDEX, from: '2026-11-19T00:00:00.000Z', to: '2026-11-20T00:00:00.000Z', level: 'warn', total: 2, byLevel: { warn: 2 } });
+      expect(JSON.parse(result.stdout)).toEqual({
+        index: ECS_INDEX,
+        window: { from: '2026-11-19', to: '2026-11-19||+1d', resolvedFrom: '2026-11-19T00:00:00.000Z', resolvedTo: '2026-11-20T00:00:00.000Z' },
+        level: 'warn',
+        total: 2,
+        byLevel: { warn: 2 },
+        complete: true,
+        shards: { total: 1, successful: 1, failed: 0 },
+      });
+      expect(result.stdout).not.toContain(token);
     });
 
     it('runs a custom skill, with explicit field names', async () => {
@@ -71,12 +80,29 @@ describeWithBinaries([OPENSSL])('probekit assistant', () => {
     it.each([
       [['run', 'count_logs', '--input', '{'], 2, 'error: --input: not JSON; give the skill\'s input as a JSON object, e.g. \'{"level":"error"}\'\n'],
       [['run', 'count_logs', '--input', '{"date":"19.11.2026"}', '--api-token-env', 'T'], 2, 'error: count_logs: input.date: must be a date written YYYY-MM-DD, e.g. 2026-11-19\n'],
-      [['run', 'nope', '--api-token-env', 'T'], 2, 'error: unknown skill "nope"; the skills are list_indices, get_mappings, fetch_logs, count_logs, summarize_logs, log_histogram, count_by_field\n'],
-      [['run', 'count_logs', '--fields', '{"lvl":"x"}', '--api-token-env', 'T'], 2, 'error: --fields: "lvl" is not a role; the roles are timestamp, level, message, pod, namespace, service\n'],
+      [
+        ['run', 'nope', '--api-token-env', 'T'],
+        2,
+        'error: unknown skill "nope"; the skills are list_indices, get_mappings, fetch_logs, count_logs, summarize_logs, log_histogram, count_by_field, probe_failure_logs\n',
+      ],
+      [
+        ['run', 'count_logs', '--fields', '{"lvl":"x"}', '--api-token-env', 'T'],
+        2,
+        'error: --fields: "lvl" is not a role; the roles are timestamp, level, message, pod, namespace, service, container, host, traceId\n',
+      ],
+      [['run', 'count_logs', '--target-logs', '[{"target":"x"}]', '--api-token-env', 'T'], 2, 'error: --target-logs: [0].logs: is required\n'],
+      [
+        ['run', 'count_logs', '--target-logs', '[{"target":"x","logs":{"svc":"a"}}]', '--api-token-env', 'T'],
+        2,
+        'error: --target-logs: [0].logs.svc: unknown field; remove it; the fields here are service, namespace, pod, container, host\n' +
+          'error: --target-logs: [0].logs: name at least one of service, namespace, pod, container, host\n',
+      ],
+      [['serve', '--target-logs', 'missing.yaml', '--api-token-env', 'T'], 2, 'error: --target-logs: cannot read missing.yaml (ENOENT)\n'],
+      [['serve', '--prometheus-url', 'http://admin:pw@127.0.0.1:9090', '--api-token-env', 'T'], 2, expect.stringMatching(/^error: --prometheus-url: holds credentials/)],
       [['serve', '--skills', '/nonexistent/skills.js', '--api-token-env', 'T'], 2, expect.stringMatching(/^error: --skills: cannot load \/nonexistent\/skills\.js \(Cannot find module/)],
       [['serve', '--host', '0.0.0.0', '--api-token-env', 'T'], 2, 'error: --host and --http-token-env apply to --http PORT only\n'],
       [['run', 'count_logs'], 2, `error: --api-token-env: environment variable ${SEARCH_ENGINE_ENV.apiToken} is not set or empty; export it with the API token\n`],
-    ])('%j: one line, exit %i', async (args, code, message) => {
+    ])('%j: one line a problem, exit %i', async (args, code, message) => {
       const result = await runCli(['assistant', ...(args as string[])], { ...env, T: 'x' });
       expect(result).toEqual({ code, stdout: '', stderr: message });
     });

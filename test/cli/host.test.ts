@@ -3,11 +3,11 @@
  * tree it writes staged by install.sh as a machine would receive it.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { hostPaths } from '../../src/render';
+import { hostMonitoringPaths, hostPaths } from '../../src/render';
 import { runCli } from '../support/cli';
 import { FROM_SOURCE } from '../../exporter/loopback/from-source';
 import { tempDirPerTest } from '../support/temp-dir';
@@ -17,38 +17,17 @@ const root = join(__dirname, '..', '..');
 const tempDir = tempDirPerTest('probekit-host-');
 const SPEC = 'modules:\n  m: { preset: http_2xx }\njobs:\n  - module: m\n    targets: [https://example.com]\n';
 
-describe('probekit host render and install.sh', () => {
-  it('renders the tree, and install.sh stages it with the bundle', async () => {
+describe('probekit host render, as a program', () => {
+  it('renders the tree from the sources, with a spec in YAML', async () => {
     const dir = tempDir();
     const specFile = join(dir, 'spec.yaml');
-    writeFileSync(specFile, 'modules:\n  m: { preset: http_2xx }\njobs:\n  - module: m\n    targets: [https://example.com]\n');
+    writeFileSync(specFile, SPEC);
     const out = join(dir, 'host');
     await run(process.execPath, [...FROM_SOURCE, 'src/cli/main.ts', 'host', 'render', '--spec', specFile, '--out', out], { cwd: root });
     const paths = hostPaths('probekit');
-    expect(parse(readFileSync(join(out, paths.agentConfig), 'utf8')).scrape_configs).toHaveLength(1);
-
-    const bundle = join(dir, 'probekit-exporter.js');
-    writeFileSync(bundle, '// bundle stand-in: install.sh only copies it\n');
-    const staged = join(dir, 'root');
-    mkdirSync(staged);
-    const { stdout } = await run('bash', [join(root, 'exporter/packaging/install.sh'), '--exporter', 'blackbox', '--files', out, '--bundle', bundle, '--root', staged, '--arch', 'arm64']);
-    expect(stdout).toContain('installed the probekit exporter (arm64)');
-    expect(readFileSync(join(staged, 'opt/probekit/exporter/probekit-exporter.js'), 'utf8')).toContain('bundle stand-in');
-    expect(statSync(join(staged, paths.exporterConfig)).isFile()).toBe(true);
-    expect(statSync(join(staged, paths.unit)).isFile()).toBe(true);
-  });
-
-  it('install.sh refuses another exporter and an unknown architecture', async () => {
-    const dir = tempDir();
-    await expect(run('bash', [join(root, 'exporter/packaging/install.sh'), '--exporter', 'node', '--files', dir])).rejects.toMatchObject({
-      stderr: expect.stringContaining("--exporter: only blackbox is available (got 'node')"),
-    });
-    mkdirSync(join(dir, 'etc'));
-    const bundle = join(dir, 'b.js');
-    writeFileSync(bundle, '');
-    await expect(run('bash', [join(root, 'exporter/packaging/install.sh'), '--exporter', 'blackbox', '--files', dir, '--bundle', bundle, '--root', dir, '--arch', 's390x'])).rejects.toMatchObject({
-      stderr: expect.stringContaining("--arch: use amd64 or arm64 (got 's390x')"),
-    });
+    expect(parse(readFileSync(join(out, paths.agentConfig), 'utf8')).scrape_configs.map((job: { job_name: string }) => job.job_name)).toEqual(['blackbox-exporter', 'probekit-exporter']);
+    expect(statSync(join(out, paths.exporterConfig)).isFile()).toBe(true);
+    expect(statSync(join(out, paths.unit)).isFile()).toBe(true);
   });
 });
 
@@ -58,8 +37,13 @@ describe("probekit host render, in the caller's directory", () => {
     writeFileSync(join(dir, 'spec.yaml'), SPEC);
     const result = await runCli(['host', 'render', '--spec', 'spec.yaml', '--out', 'tree', '--vendor', 'acme'], {}, undefined, dir);
     const paths = hostPaths('acme');
-    expect(result).toEqual({ code: 0, stderr: '', stdout: [paths.exporterConfig, paths.agentConfig, paths.unit].map((path) => `${join('tree', path)}\n`).join('') });
-    expect(parse(readFileSync(join(dir, 'tree', paths.agentConfig), 'utf8')).scrape_configs).toHaveLength(1);
+    const monitoring = hostMonitoringPaths('acme', 'probekit-endpoints');
+    expect(result).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: [paths.exporterConfig, paths.agentConfig, paths.agentJobs, paths.unit, monitoring.dashboard, monitoring.rules].map((path) => `${join('tree', path)}\n`).join(''),
+    });
+    expect(parse(readFileSync(join(dir, 'tree', paths.agentConfig), 'utf8')).scrape_configs).toHaveLength(2);
   });
 
   it('a spec file that cannot be read is a mistake in the command line, named by its flag', async () => {
@@ -90,5 +74,42 @@ describe("probekit host render, in the caller's directory", () => {
       stdout: '',
       stderr: 'error: agent.yaml: scrape_configs: is not a list; make it a list of jobs\n',
     });
+  });
+
+  it('edits the agent file and the record found under --from, and writes the result under --out', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'spec.yaml'), SPEC);
+    const paths = hostPaths('acme');
+    mkdirSync(join(dir, 'machine', 'etc', 'acme'), { recursive: true });
+    writeFileSync(join(dir, 'machine', paths.agentConfig), '# by hand\nscrape_configs:\n  - job_name: node\n');
+    expect(await runCli(['host', 'render', '--spec', 'spec.yaml', '--vendor', 'acme', '--from', 'machine', '--out', 'staged'], {}, undefined, dir)).toMatchObject({ code: 0 });
+    const staged = readFileSync(join(dir, 'staged', paths.agentConfig), 'utf8');
+    expect(staged.startsWith('# by hand\nscrape_configs:\n  - job_name: node\n')).toBe(true);
+    expect(parse(staged).scrape_configs.map((job: { job_name: string }) => job.job_name)).toEqual(['node', 'blackbox-exporter', 'probekit-exporter']);
+    expect(readFileSync(join(dir, 'machine', paths.agentConfig), 'utf8')).toBe('# by hand\nscrape_configs:\n  - job_name: node\n');
+  });
+
+  it('remove-jobs takes its jobs out of the agent file and removes the record; a file left empty is removed', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'spec.yaml'), SPEC);
+    const paths = hostPaths('probekit');
+    await runCli(['host', 'render', '--spec', 'spec.yaml', '--out', 'tree'], {}, undefined, dir);
+    expect(await runCli(['host', 'remove-jobs', '--out', 'tree'], {}, undefined, dir)).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: [paths.agentConfig, paths.agentJobs].map((path) => `removed ${join('tree', path)}\n`).join(''),
+    });
+    expect(existsSync(join(dir, 'tree', paths.agentConfig))).toBe(false);
+    expect(existsSync(join(dir, 'tree', paths.exporterConfig))).toBe(true);
+  });
+
+  it("a spec with searchEngine renders without the engine's token, and says the host form leaves the section out", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'spec.yaml'), `${SPEC}searchEngine:\n  url: https://search.example.com\n  apiToken: { fromEnv: SEARCH_TOKEN_NOT_SET }\n`);
+    const result = await runCli(['host', 'render', '--spec', 'spec.yaml'], {}, undefined, dir);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(
+      'note: searchEngine is not rendered on a host: the host form installs the exporter; run the assistant\'s skills server where the assistant runs, with the URL and token in its environment (see "probekit assistant serve --help")\n',
+    );
   });
 });

@@ -37,6 +37,7 @@ describe('help', () => {
       ['assistant', 'run'],
       ['assistant', 'list'],
       ['host', 'render'],
+      ['host', 'remove-jobs'],
     ]);
   });
 
@@ -70,7 +71,7 @@ describe('mistakes: exit 2, one line naming what was meant', () => {
     [['serch-engine'], 'error: unknown command "serch-engine"; did you mean "search-engine"? the commands are search-engine, assistant, host (probekit --help)'],
     [['deploy'], 'error: unknown command "deploy"; the commands are search-engine, assistant, host (probekit --help)'],
     [['help', 'hots'], 'error: unknown command "hots"; did you mean "host"? the commands are search-engine, assistant, host (probekit --help)'],
-    [['host', 'rendr'], 'error: unknown host command "rendr"; did you mean "render"? the commands are render (probekit host --help)'],
+    [['host', 'rendr'], 'error: unknown host command "rendr"; did you mean "render"? the commands are render, remove-jobs (probekit host --help)'],
     [['assistant', 'lst'], 'error: unknown assistant command "lst"; did you mean "list"? the commands are serve, run, list (probekit assistant --help)'],
     [['search-engine', 'create-key', '--password', 'x'], 'error: --password: unknown flag; did you mean --password-env or --password-file?'],
     [['search-engine', 'check', '--api-token', 'T'], 'error: --api-token: unknown flag; did you mean --api-token-env or --api-token-file?'],

@@ -1,20 +1,20 @@
 /**
  * `probekit search-engine create-key` and `check`, run in-process against the Elasticsearch contract server
- * (test/support/elasticsearch.ts). No real Elasticsearch can run here; the server follows its documented REST
- * contract over TLS with a CA the test makes.
+ * (test/support/elasticsearch.ts) as 7.17, 8.x and 9.x. No real Elasticsearch can run here; the server follows its
+ * documented REST contract, refusing the media types each version refuses, over TLS with a CA the test makes.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { renderSearchEngineSecret } from '../../src/render/search-engine-secret';
-import { ContractElasticsearch } from '../support/elasticsearch';
+import { ContractElasticsearch, CONTRACT_VERSIONS } from '../support/elasticsearch';
 import { runCli } from '../support/cli';
 import { describeWithBinaries } from '../support/integration';
 import { makeTlsPem, OPENSSL } from '../../exporter/loopback/tls-fixtures';
 
 // The tests' TLS certificates are made with openssl (Node has no API to issue one).
-describeWithBinaries([OPENSSL])('probekit search-engine', () => {
+describeWithBinaries([OPENSSL]).each(CONTRACT_VERSIONS)('probekit search-engine on Elasticsearch %s', (version) => {
   const PASSWORD = 'S3cret-not-to-print';
   const dir = mkdtempSync(join(tmpdir(), 'probekit-cli-'));
   const caFile = join(dir, 'ca.pem');
@@ -30,7 +30,7 @@ describeWithBinaries([OPENSSL])('probekit search-engine', () => {
   beforeAll(async () => {
     const pki = makeTlsPem();
     writeFileSync(caFile, pki.ca);
-    es = await ContractElasticsearch.start({ users, pki });
+    es = await ContractElasticsearch.start({ users, pki, version });
   });
   afterAll(() => es.close());
 
@@ -75,7 +75,7 @@ describeWithBinaries([OPENSSL])('probekit search-engine', () => {
         'monitoring',
       ]);
       expect(result.code).toBe(0);
-      expect(es.requests[0]!.body).toEqual({ name: 'assistant', role_descriptors: { all_access: { cluster: ['all'], index: [{ names: ['*'], privileges: ['all'] }] } } });
+      expect(es.requests[0]!.body).toMatchObject({ name: 'assistant', role_descriptors: { all_access: { cluster: ['all'], index: [{ names: ['*'], privileges: ['all'] }] } }, expiration: '90d' });
       const secret = parse(result.stdout) as { stringData: Record<string, string> };
       const token = secret.stringData['api-token']!;
       expect(secret).toEqual(renderSearchEngineSecret({ namespace: 'monitoring', url: es.url, apiToken: token }));
@@ -92,6 +92,18 @@ describeWithBinaries([OPENSSL])('probekit search-engine', () => {
       expect(result.code).toBe(0);
       const key = JSON.parse(result.stdout) as Record<string, unknown>;
       expect(Object.keys(key).sort()).toEqual(['api_key', 'encoded', 'expiration', 'id', 'name']);
+      expectNoPassword(result);
+    });
+
+    it("--indices sets the read-only preset's patterns; --expiration never makes a key that does not expire", async () => {
+      const result = await createKey('--output', 'json', '--indices', 'app-logs-*,audit-*', '--expiration', 'never');
+      const key = JSON.parse(result.stdout) as { id: string; expiration?: number };
+      expect(key.expiration).toBeUndefined();
+      expect(es.apiKeys.get(key.id)!.roleDescriptors).toEqual({
+        probekit_assistant_read_only: { cluster: ['monitor'], index: [{ names: ['app-logs-*', 'audit-*'], privileges: ['read', 'view_index_metadata', 'monitor'] }] },
+      });
+      const refused = await createKey('--role', 'all-access', '--indices', 'logs-*');
+      expect(refused).toEqual({ code: 2, stdout: '', stderr: 'error: --indices applies to --role read-only: the all-access preset is the documented role on every index\n' });
     });
 
     it('--insecure works without the CA and warns', async () => {
@@ -176,52 +188,58 @@ describeWithBinaries([OPENSSL])('probekit search-engine', () => {
   describe('search-engine check', () => {
     const check = (token: string, ...extra: string[]) => runCli(['search-engine', 'check', '--url', es.url, '--api-token-env', 'TOKEN', '--ca-file', caFile, ...extra], { TOKEN: token });
 
-    it("passes for a token with the skills' privileges, and names the key", async () => {
+    it("passes for a token with the skills' privileges, names the key and the engine's version", async () => {
       const { id, encoded } = es.addApiKey('elastic', 'assistant', {});
       es.requests.splice(0);
       const result = await check(encoded);
       expect(result.stdout).toBe(
         [
-          `ok      reachable: ${es.url} answers as Elasticsearch`,
+          `ok      reachable: ${es.url} answers as Elasticsearch ${version}`,
           `ok      token authenticates as API key "assistant" (id ${id}) of user elastic`,
           'ok      cluster privilege monitor',
-          'ok      index privilege read on *',
-          'ok      index privilege view_index_metadata on *',
-          'ok      index privilege monitor on *',
+          'ok      index privileges read, view_index_metadata, monitor on logs-*',
+          'ok      index privileges read, view_index_metadata, monitor on filebeat-*',
+          'ok      index privileges read, view_index_metadata, monitor on logstash-*',
           'The assistant has what it needs.',
           '',
         ].join('\n'),
       );
       expect(result.code).toBe(0);
       expect(es.requests.map((r) => `${r.method} ${r.path} ${r.headers.authorization}`)).toEqual([
+        `GET / ApiKey ${encoded}`,
         `GET /_security/_authenticate ApiKey ${encoded}`,
         `POST /_security/user/_has_privileges ApiKey ${encoded}`,
       ]);
-      expect(es.requests[1]!.body).toEqual({ cluster: ['monitor'], index: [{ names: ['*'], privileges: ['read', 'view_index_metadata', 'monitor'] }] });
+      expect(es.requests[2]!.body).toEqual({ cluster: ['monitor'], index: [{ names: ['logs-*', 'filebeat-*', 'logstash-*'], privileges: ['read', 'view_index_metadata', 'monitor'] }] });
+      expect(es.requests[2]!.headers['content-type']).toBe(`application/vnd.elasticsearch+json; compatible-with=${version.split('.')[0]}`);
+      expect(result.stdout + result.stderr).not.toContain(encoded);
     });
 
-    it('names what a poor token lacks and exits 1', async () => {
+    it('names what a poor token lacks, for the patterns given, and exits 1', async () => {
       const { encoded } = es.addApiKey('elastic', 'narrow', { narrow: { cluster: [], index: [{ names: ['*'], privileges: ['read'] }] } });
-      const result = await check(encoded);
+      const result = await check(encoded, '--indices', 'logs-*,app-*');
       expect(result.code).toBe(1);
       expect(result.stdout.split('\n').filter((line) => line.startsWith('MISSING'))).toEqual([
         'MISSING cluster privilege monitor',
-        'MISSING index privilege view_index_metadata on *',
-        'MISSING index privilege monitor on *',
+        'MISSING index privileges view_index_metadata, monitor on logs-*',
+        'MISSING index privileges view_index_metadata, monitor on app-*',
       ]);
-      expect(result.stdout).toContain('ok      index privilege read on *');
+      expect(result.stdout).toContain('(version not readable without the monitor privilege)');
+      expect(result.stdout + result.stderr).not.toContain(encoded);
     });
 
     it('a key is limited by its owner: a broad key of a narrow user is poor too', async () => {
       const { encoded } = es.addApiKey('reader', 'broad', { all_access: { cluster: ['all'], index: [{ names: ['*'], privileges: ['all'] }] } });
       const result = await check(encoded);
       expect(result.code).toBe(1);
-      expect(result.stdout).toContain('MISSING index privilege read on *');
+      expect(result.stdout).toContain('MISSING index privileges read, view_index_metadata, monitor on filebeat-*');
     });
 
     it('a token that does not authenticate', async () => {
-      const result = await check(Buffer.from('nokey:nosecret').toString('base64'));
+      const wrong = Buffer.from('nokey:nosecret').toString('base64');
+      const result = await check(wrong);
       expect(result.code).toBe(1);
+      expect(result.stdout + result.stderr).not.toContain(wrong);
       expect(result.stdout).toBe(
         [
           `ok      reachable: ${es.url}`,

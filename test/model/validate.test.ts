@@ -23,10 +23,15 @@ describe('spec defaults', () => {
       replicas: 1,
       serviceName: 'blackbox-exporter',
       resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
+      externalUrl: 'http://localhost:9115',
     });
-    expect(spec.jobs[0]).toEqual({ name: 'blackbox-exporter', module: 'http_2xx', targets: ['https://example.com'], scrapeInterval: '30s', scrapeTimeout: '30s', labels: {} });
-    expect(spec.agent).toEqual({ chartKey: 'agent', exporterKey: 'blackbox-exporter', enableExporter: true });
+    const thresholds = { downFor: '5m', slowerThan: '1s', slowFor: '10m', certificateWarningDays: 21, certificateCriticalDays: 7 };
+    expect(spec.jobs[0]).toEqual({ name: 'blackbox-exporter', module: 'http_2xx', targets: ['https://example.com'], scrapeInterval: '30s', scrapeTimeout: '30s', labels: {}, alerts: thresholds });
+    expect(spec.agent).toEqual({ chartKey: 'agent', exporterKey: 'blackbox-exporter', enableExporter: true, scrapeJobs: true });
     expect(spec.searchEngine).toBeUndefined();
+    expect(spec.dashboard).toEqual({ enabled: true, title: 'Endpoints', uid: 'probekit-endpoints', labels: { grafana_dashboard: '1' } });
+    expect(spec.alerts).toEqual({ enabled: true, thresholds });
+    expect(spec.operator).toBeUndefined();
   });
 
   it('the scrape timeout defaults to 30s, or to the interval when that is shorter', () => {
@@ -103,7 +108,7 @@ describe('validation: one line naming the field and the fix', () => {
   });
 
   it('a bad value in a module', () => {
-    expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', timeout: '5 seconds' } } }))).toEqual(['modules.http_2xx.timeout: must be a Prometheus duration such as 5s, 1m30s or 500ms']);
+    expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', timeout: '5 seconds' } } }))).toEqual(['modules.http_2xx.timeout: must be a duration such as 5s, 1.5s, 1m30s or 500ms']);
   });
 
   it('an unknown preset', () => {
@@ -215,7 +220,7 @@ describe('every problem at once, in words', () => {
     expect(problemsOf(null)).toEqual([
       'the spec is empty; write at least jobs: with one job and the module it names, for example modules: { http_2xx: { preset: http_2xx } } and jobs: [{ module: http_2xx, targets: [https://example.com] }]',
     ]);
-    expect(problemsOf(['jobs'])).toEqual(['the spec must be a mapping of its fields (namespace, exporter, modules, jobs, agent, searchEngine), not a list']);
+    expect(problemsOf(['jobs'])).toEqual(['the spec must be a mapping of its fields (namespace, exporter, modules, jobs, agent, searchEngine, dashboard, alerts, operator), not a list']);
     expect(problemsOf({ modules: 'http_2xx', jobs: 'all' })).toEqual([
       'modules: must be a mapping of module name to module, not the text "http_2xx"',
       'jobs: must be a list of jobs, not the text "all"',
@@ -232,7 +237,7 @@ describe('every problem at once, in words', () => {
 
   it('a job naming a module that has problems is not told the module is missing', () => {
     expect(problemsOf(minimal({ modules: { m: { prober: 'http', timeout: 'soon' } }, jobs: [{ module: 'm', targets: ['https://example.com'] }] }))).toEqual([
-      'modules.m.timeout: must be a Prometheus duration such as 5s, 1m30s or 500ms',
+      'modules.m.timeout: must be a duration such as 5s, 1.5s, 1m30s or 500ms',
     ]);
   });
 
@@ -285,5 +290,74 @@ describe('every problem at once, in words', () => {
       'exporter.serviceName: must be a DNS-1035 label: lower case letters, digits and -, starting with a letter',
       'jobs[0].labels.__name: name must not start with __, which Prometheus reserves for itself',
     ]);
+  });
+});
+
+describe('the dashboard, the alerts and the Operator in the spec', () => {
+  it("a job's thresholds: its own, then the spec's alerts.thresholds, then the defaults", () => {
+    const spec = parseSpec(
+      minimal({
+        alerts: { thresholds: { downFor: '3m', certificateWarningDays: 30 } },
+        jobs: [
+          { name: 'a', module: 'http_2xx', targets: ['https://example.com'], alerts: { downFor: '1m' }, slo: 99.5 },
+          { name: 'b', module: 'http_2xx', targets: ['https://example.com'] },
+        ],
+      }),
+    );
+    expect(spec.jobs[0].alerts).toEqual({ ...DEFAULTS.alerts.thresholds, downFor: '1m', certificateWarningDays: 30 });
+    expect(spec.jobs[0].slo).toBe(99.5);
+    expect(spec.jobs[1].alerts).toEqual({ ...DEFAULTS.alerts.thresholds, downFor: '3m', certificateWarningDays: 30 });
+    expect(spec.jobs[1].slo).toBeUndefined();
+  });
+
+  it('the Operator section turns on Probe objects and the PrometheusRule; the external URL loses a trailing slash', () => {
+    const spec = parseSpec(minimal({ operator: { labels: { release: 'kps' } }, exporter: { externalUrl: 'https://probes.example.com/' } }));
+    expect(spec.operator).toEqual({ probes: true, rules: true, labels: { release: 'kps' } });
+    expect(spec.exporter.externalUrl).toBe('https://probes.example.com');
+  });
+
+  it('refuses thresholds, objectives and settings that cannot work, naming each and the fix', () => {
+    expect(
+      problemsOf(
+        minimal({
+          exporter: { externalUrl: 'probes.example.com:9115' },
+          alerts: { thresholds: { downFor: 'five minutes', certificateCriticalDays: 30 } },
+          dashboard: { uid: 'has spaces', labels: { grafana_dashboard: 'not ok!' } },
+          operator: { labels: { 'bad key!': 'x' } },
+          jobs: [
+            { module: 'http_2xx', targets: ['https://example.com'], slo: 100, labels: { module: 'mine' }, alerts: { slowerThan: '1 s', certificateWarningDays: 5, certificateCriticalDays: 6 } },
+            { name: 'Blackbox Exporter', module: 'http_2xx', targets: ['https://example.com'], slo: 0 },
+          ],
+        }),
+      ),
+    ).toEqual([
+      'exporter.externalUrl: must be an http or https URL, for example http://localhost:9115',
+      "dashboard.uid: must be Grafana's uid: 1 to 40 letters, digits, - or _",
+      'dashboard.labels.grafana_dashboard: must be a Kubernetes label value: at most 63 letters, digits, -, _ or ., starting and ending with a letter or digit',
+      'operator.labels["bad key!"]: name must be a Kubernetes label name such as grafana_dashboard or app.kubernetes.io/part-of',
+      'jobs[0].slo: must be more than 0 and less than 100: the percent of probes that succeed, such as 99.9 (100 would leave no error budget to alert on)',
+      'jobs[1].slo: must be more than 0 and less than 100: the percent of probes that succeed, such as 99.9 (100 would leave no error budget to alert on)',
+      "jobs[0].labels.module: is set by probekit to the job's module (http_2xx), for the dashboard and the alerts' debug links; remove it, or name the label otherwise",
+      'alerts.thresholds.downFor: "five minutes" must be a Prometheus duration such as 5s, 1m30s or 500ms',
+      'alerts.thresholds.certificateCriticalDays: certificateCriticalDays (30) must be fewer than certificateWarningDays (21): the warning comes first; lower certificateCriticalDays or raise certificateWarningDays',
+      'jobs[0].alerts.slowerThan: "1 s" must be a Prometheus duration such as 5s, 1m30s or 500ms',
+      'jobs[0].alerts.certificateCriticalDays: certificateCriticalDays (6) must be fewer than certificateWarningDays (5): the warning comes first; lower certificateCriticalDays or raise certificateWarningDays',
+    ]);
+  });
+
+  it('with Probe objects, two jobs whose names make one object name', () => {
+    const jobs = [
+      { module: 'http_2xx', targets: ['https://example.com'] },
+      { name: 'Blackbox Exporter', module: 'http_2xx', targets: ['https://example.com'] },
+    ];
+    expect(problemsOf(minimal({ operator: {}, jobs }))).toEqual(['jobs[1].name: makes the Probe object name "blackbox-exporter", as jobs[0].name does; rename one of the jobs']);
+    expect(parseSpec(minimal({ operator: { probes: false }, jobs })).jobs).toHaveLength(2);
+  });
+
+  it('agent.scrapeJobs: false only where Probe objects replace the scrape jobs', () => {
+    expect(problemsOf(minimal({ agent: { scrapeJobs: false } }))).toEqual([
+      'agent.scrapeJobs: is false but no Probe objects replace the scrape jobs, so nothing would probe the targets; add operator: {} for Probe objects, or remove scrapeJobs',
+    ]);
+    expect(parseSpec(minimal({ agent: { scrapeJobs: false }, operator: {} })).agent.scrapeJobs).toBe(false);
   });
 });

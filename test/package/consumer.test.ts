@@ -46,7 +46,7 @@ describe('the packed packages', () => {
     expect(packs.probekit.files.filter((file) => /test|bench|\.ts$(?<!\.d\.ts)|^lib\/cdk8s\/app\.|^lib\/cli\/.*\.d\.ts$/.test(file))).toEqual([]);
   });
 
-  it('the exporter holds its contract, the bundle, the addon and its sources, the packaging folder, and no tests, loopback servers or benchmark', () => {
+  it('the exporter holds its contract, the bundle, the addon and its sources, the license, and no tests, loopback servers, benchmark or packaging (a machine installs from the release bundles)', () => {
     expect(packs.exporter.files).toEqual(
       expect.arrayContaining([
         'lib/src/contract/index.js',
@@ -55,10 +55,10 @@ describe('the packed packages', () => {
         'native/binding.gyp',
         'native/icmp_socket.c',
         'native/build/Release/icmp_socket.node',
-        'packaging/install.sh',
+        'LICENSE',
       ]),
     );
-    expect(packs.exporter.files.filter((file) => /test|loopback|bench|^src\/|\.ts$(?<!\.d\.ts)|Dockerfile|build\.mjs/.test(file))).toEqual([]);
+    expect(packs.exporter.files.filter((file) => /test|loopback|bench|packaging|^src\/|\.ts$(?<!\.d\.ts)|Dockerfile|build\.mjs/.test(file))).toEqual([]);
   });
 
   it('neither declares an install script, and only the Pulumi program depends on @pulumi', () => {
@@ -174,7 +174,7 @@ describeWithNpmCache(consumerRegistrySpecs())('a cdk8s app that installs the pac
     expect(parseYaml(manifests[0].data['blackbox.yml']).modules).toEqual(expect.objectContaining({ http_2xx: expect.objectContaining({ prober: 'http' }), ping: { prober: 'icmp' } }));
     expect(manifests[1].spec.template.spec.containers[0].securityContext.capabilities).toEqual({ add: ['NET_RAW'], drop: ['ALL'] });
     const values = parseYaml(readFileSync(join(consumer, 'dist', 'probes.agent-values.yaml'), 'utf8'));
-    expect(values.agent.extraScrapeConfigs.map((job: { job_name: string }) => job.job_name)).toEqual(['web']);
+    expect(values.agent.extraScrapeConfigs.map((job: { job_name: string }) => job.job_name)).toEqual(['web', 'probekit-exporter']);
     expect(values.agent.extraScrapeConfigs[0].relabel_configs[2]).toEqual({ target_label: '__address__', replacement: 'blackbox-exporter.monitoring.svc:9115' });
 
     const fromSource = join(work, 'from-source');

@@ -1,5 +1,5 @@
 import { parseSpec } from '../../src/model';
-import { LOCAL_EXPORTER_ADDRESS, renderScrapeJobs } from '../../src/render';
+import { LOCAL_EXPORTER_ADDRESS, renderExporterScrapeJob, renderScrapeJobs } from '../../src/render';
 import { fullEnv, fullSpec } from '../fixtures/specs';
 
 const spec = parseSpec(fullSpec, { env: fullEnv });
@@ -14,7 +14,7 @@ describe('scrape jobs: the documented job and its three relabel rules', () => {
       scrape_timeout: '30s',
       metrics_path: '/probe',
       params: { module: ['http_2xx'] },
-      static_configs: [{ targets: ['https://example.com'] }],
+      static_configs: [{ targets: ['https://example.com'], labels: { module: 'http_2xx' } }],
       relabel_configs: expect.any(Array),
     });
   });
@@ -32,7 +32,19 @@ describe('scrape jobs: the documented job and its three relabel rules', () => {
     expect(renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS)[0].relabel_configs[2].replacement).toBe('localhost:9115');
   });
 
-  it('carries extra labels on the targets', () => {
-    expect(renderScrapeJobs(spec)[0].static_configs).toEqual([{ targets: ['https://example.com', 'http://example.org:8080/health'], labels: { team: 'web' } }]);
+  it("carries extra labels on the targets, and the job's module", () => {
+    expect(renderScrapeJobs(spec)[0].static_configs).toEqual([{ targets: ['https://example.com', 'http://example.org:8080/health'], labels: { team: 'web', module: 'http_2xx' } }]);
+  });
+});
+
+describe("the exporter's own job", () => {
+  it('scrapes /metrics at the given address, without the probe rules', () => {
+    expect(renderExporterScrapeJob('localhost:9115')).toEqual({
+      job_name: 'probekit-exporter',
+      scrape_interval: '30s',
+      scrape_timeout: '30s',
+      metrics_path: '/metrics',
+      static_configs: [{ targets: ['localhost:9115'] }],
+    });
   });
 });

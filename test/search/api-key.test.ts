@@ -1,17 +1,17 @@
 /**
- * API key creation and invalidation against the Elasticsearch contract server (test/support/elasticsearch.ts).
- * No real Elasticsearch can run here; the server follows Elasticsearch's documented REST contract over real TLS
- * with a CA made by the test.
+ * API key creation and invalidation against the Elasticsearch contract server (test/support/elasticsearch.ts), as
+ * 7.17, 8.x and 9.x, each refusing the media types it refuses. No real Elasticsearch can run here; the server
+ * follows Elasticsearch's documented REST contract over real TLS with a CA made by the test.
  */
 import { createServer } from 'node:net';
-import { apiKeyRequest, createApiKey, invalidateApiKey, ROLE_PRESETS } from '../../src/search/api-key';
+import { apiKeyRequest, createApiKey, DEFAULT_KEY_EXPIRATION, invalidateApiKey, LOG_INDEX_PATTERNS, ROLE_PRESETS } from '../../src/search/api-key';
 import { createSearchClient, SearchEngineError } from '../../src/search/connection';
-import { ContractElasticsearch } from '../support/elasticsearch';
+import { ContractElasticsearch, CONTRACT_VERSIONS } from '../support/elasticsearch';
 import { describeWithBinaries } from '../support/integration';
 import { makeTlsPem, OPENSSL, type TlsPem } from '../../exporter/loopback/tls-fixtures';
 
 // The tests' TLS certificates are made with openssl (Node has no API to issue one).
-describeWithBinaries([OPENSSL])('API keys', () => {
+describeWithBinaries([OPENSSL]).each(CONTRACT_VERSIONS)('API keys on Elasticsearch %s', (version) => {
   const PASSWORD = 'pa55-w0rd-NEVER-printed';
   let pki: TlsPem;
   const users = {
@@ -22,7 +22,7 @@ describeWithBinaries([OPENSSL])('API keys', () => {
   let es: ContractElasticsearch;
   beforeAll(async () => {
     pki = makeTlsPem();
-    es = await ContractElasticsearch.start({ users, pki });
+    es = await ContractElasticsearch.start({ users, pki, version });
   });
   afterAll(() => es.close());
   beforeEach(() => es.requests.splice(0));
@@ -48,13 +48,17 @@ describeWithBinaries([OPENSSL])('API keys', () => {
       const [request] = es.requests;
       expect(request!.method).toBe('POST');
       expect(request!.path).toBe('/_security/api_key');
+      // The documented Content-Type, and an Accept every version takes with it (no compatible-with on either).
       expect(request!.headers['content-type']).toBe('application/json');
+      expect(request!.headers.accept).toBe('application/json');
       expect(request!.headers.authorization).toBe(`Basic ${Buffer.from(`elastic:${PASSWORD}`).toString('base64')}`);
       expect(request!.body).toEqual({
         name: 'assistant',
         role_descriptors: { all_access: { cluster: ['all'], index: [{ names: ['*'], privileges: ['all'] }] } },
+        expiration: DEFAULT_KEY_EXPIRATION,
+        metadata: { application: 'probekit', purpose: "the assistant's search-engine skills", role_preset: 'all-access' },
       });
-      expect(Object.keys(key).sort()).toEqual(['api_key', 'encoded', 'id', 'name']);
+      expect(Object.keys(key).sort()).toEqual(['api_key', 'encoded', 'expiration', 'id', 'name']);
       expect(key.name).toBe('assistant');
       expect(Buffer.from(key.encoded, 'base64').toString()).toBe(`${key.id}:${key.api_key}`);
 
@@ -66,27 +70,38 @@ describeWithBinaries([OPENSSL])('API keys', () => {
       expect(es.requests.at(-1)!.headers.authorization).toBe(`ApiKey ${key.encoded}`);
     });
 
-    it('sends the read-only preset, which is the default, with an expiration when given', async () => {
-      await createApiKey({ ...base(), expiration: '30d' });
+    it('sends the read-only preset, which is the default, on the log patterns, expiring, with metadata the engine keeps', async () => {
+      const key = await createApiKey({ ...base(), expiration: '30d' });
       expect(es.requests[0]!.body).toEqual({
         name: 'assistant',
         role_descriptors: {
-          probekit_assistant_read_only: { cluster: ['monitor'], index: [{ names: ['*'], privileges: ['read', 'view_index_metadata', 'monitor'] }] },
+          probekit_assistant_read_only: { cluster: ['monitor'], index: [{ names: ['logs-*', 'filebeat-*', 'logstash-*'], privileges: ['read', 'view_index_metadata', 'monitor'] }] },
         },
         expiration: '30d',
+        metadata: { application: 'probekit', purpose: "the assistant's search-engine skills", role_preset: 'read-only' },
       });
-      const key = await createApiKey({ ...base(), role: 'read-only', expiration: '1h' });
-      expect(key.expiration).toBeGreaterThan(Date.now() + 3_500_000);
+      expect(es.apiKeys.get(key.id)!.metadata).toMatchObject({ application: 'probekit' });
+      expect(key.expiration).toBeGreaterThan(Date.now() + 29 * 86_400_000);
+      const hour = await createApiKey({ ...base(), role: 'read-only', expiration: '1h', indices: ['app-logs-*'] });
+      expect(hour.expiration).toBeGreaterThan(Date.now() + 3_500_000);
+      expect(es.apiKeys.get(hour.id)!.roleDescriptors).toEqual({
+        probekit_assistant_read_only: { cluster: ['monitor'], index: [{ names: ['app-logs-*'], privileges: ['read', 'view_index_metadata', 'monitor'] }] },
+      });
+      const forever = await createApiKey({ ...base(), expiration: 'never' });
+      expect(forever.expiration).toBeUndefined();
+      expect(es.requests.at(-1)!.body).not.toHaveProperty('expiration');
     });
 
     it('has the documented all_access role exactly', () => {
       expect(ROLE_PRESETS['all-access']).toEqual({ all_access: { cluster: ['all'], index: [{ names: ['*'], privileges: ['all'] }] } });
-      expect(apiKeyRequest('k', 'all-access')).toEqual({ name: 'k', role_descriptors: ROLE_PRESETS['all-access'] });
+      expect(apiKeyRequest('k', { role: 'all-access' }).role_descriptors).toEqual(ROLE_PRESETS['all-access']);
+      expect(LOG_INDEX_PATTERNS).toEqual(['logs-*', 'filebeat-*', 'logstash-*']);
     });
 
     it('refuses bad input before sending anything', async () => {
       expect((await failure(createApiKey({ ...base(), name: ' ' }))).message).toBe('name: the API key needs a name; pass --name');
       expect((await failure(createApiKey({ ...base(), role: 'admin' as never }))).message).toBe('role: "admin" is not a preset; use one of all-access, read-only');
+      expect((await failure(createApiKey({ ...base(), indices: [] }))).message).toBe('indices: give at least one index pattern, e.g. logs-*');
       expect((await failure(createApiKey({ ...base(), url: 'ftp://x' }))).failure).toBe('bad-input');
       expect((await failure(createApiKey({ ...base(), url: `https://elastic:${PASSWORD}@127.0.0.1:1` }))).failure).toBe('bad-input');
       expect((await failure(createApiKey({ ...base(), tls: { caFile: '/nonexistent/ca.pem' } }))).message).toBe(
@@ -142,7 +157,7 @@ describeWithBinaries([OPENSSL])('API keys', () => {
     });
 
     it('timeout', async () => {
-      const slow = await ContractElasticsearch.start({ users, pki, delayMs: 1500 });
+      const slow = await ContractElasticsearch.start({ users, pki, version, delayMs: 1500 });
       try {
         const e = await failure(createApiKey({ ...base(), url: slow.url, timeoutMs: 300 }));
         expect(e.failure).toBe('timeout');
@@ -153,7 +168,7 @@ describeWithBinaries([OPENSSL])('API keys', () => {
     });
 
     it('a server that is not Elasticsearch (no x-elastic-product header)', async () => {
-      const impostor = await ContractElasticsearch.start({ users, pki, notElasticsearch: true });
+      const impostor = await ContractElasticsearch.start({ users, pki, version, notElasticsearch: true });
       try {
         const e = await failure(createApiKey({ ...base(), url: impostor.url }));
         expect(e.failure).toBe('not-elasticsearch');
@@ -166,6 +181,7 @@ describeWithBinaries([OPENSSL])('API keys', () => {
       const broken = await ContractElasticsearch.start({
         users,
         pki,
+        version,
         override: () => ({ status: 500, body: { error: { root_cause: [{ type: 'exception', reason: 'shard failure' }], type: 'exception', reason: 'shard failure' }, status: 500 } }),
       });
       try {
@@ -212,7 +228,16 @@ describeWithBinaries([OPENSSL])('API keys', () => {
       const listed = await client.security.getApiKey({ id: key.id });
       await expect(client.security.getApiKey({ id: 'missing' })).rejects.toMatchObject({ statusCode: 404 });
       await client.close();
-      expect(listed.api_keys).toEqual([expect.objectContaining({ id: key.id, name: 'listed', invalidated: false, username: 'elastic', role_descriptors: ROLE_PRESETS['read-only'] })]);
+      expect(listed.api_keys).toEqual([
+        expect.objectContaining({
+          id: key.id,
+          name: 'listed',
+          invalidated: false,
+          username: 'elastic',
+          role_descriptors: ROLE_PRESETS['read-only'],
+          metadata: expect.objectContaining({ role_preset: 'read-only' }),
+        }),
+      ]);
       expect(es.requests.at(-2)).toMatchObject({ method: 'GET', path: '/_security/api_key', query: { id: key.id } });
     });
   });

@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ROLE_PRESETS } from '../../src/search/api-key';
-import { createSearchClient } from '../../src/search/connection';
+import { connectSearchEngine } from '../../src/search/connection';
 import { createSkillsMcpServer } from '../../src/search/mcp';
 import { SEARCH_ENGINE_ENV, SKILLS_SERVER_HEALTH_PATH } from '../../src/search/skills-server';
 import { FROM_SOURCE } from '../../exporter/loopback/from-source';
@@ -24,7 +24,7 @@ import { runCli } from '../support/cli';
 import { ContractElasticsearch } from '../support/elasticsearch';
 import { describeWithBinaries } from '../support/integration';
 import { OPENSSL } from '../../exporter/loopback/tls-fixtures';
-import { CHECKOUT, ECS_INDEX, FLUENT_INDEX, LOG_INDICES, LOG_USERS } from './fixtures/logs';
+import { CHECKOUT, ECS_INDEX, FLUENT_INDEX, LOG_CLUSTER, LOG_USERS, OTEL_STREAM } from './fixtures/logs';
 
 // The tests' TLS certificates are made with openssl (Node has no API to issue one).
 describeWithBinaries([OPENSSL])('the skills over MCP', () => {
@@ -37,7 +37,7 @@ describeWithBinaries([OPENSSL])('the skills over MCP', () => {
   const closers: (() => Promise<unknown>)[] = [];
 
   beforeAll(async () => {
-    es = await ContractElasticsearch.start({ users: LOG_USERS, indices: LOG_INDICES });
+    es = await ContractElasticsearch.start({ users: LOG_USERS, ...LOG_CLUSTER });
     token = es.addApiKey('elastic', 'assistant', ROLE_PRESETS['read-only']).encoded;
     caFile = join(dir, 'ca.pem');
     writeFileSync(caFile, es.pki.ca);
@@ -51,8 +51,8 @@ describeWithBinaries([OPENSSL])('the skills over MCP', () => {
 
   /** One call per skill, and a fact its answer must hold. */
   const CALLS: readonly [string, Record<string, unknown>, (answer: Record<string, unknown>) => void][] = [
-    ['list_indices', { pattern: 'logs-*' }, (a) => expect((a.indices as { index: string }[]).map((i) => i.index)).toEqual([ECS_INDEX, FLUENT_INDEX])],
-    ['get_mappings', { index: ECS_INDEX }, (a) => expect((a.indices as { logFields: unknown }[])[0]!.logFields).toMatchObject({ level: 'log.level' })],
+    ['list_indices', { pattern: 'logs-*' }, (a) => expect((a.dataStreams as { name: string }[]).map((d) => d.name)).toEqual([OTEL_STREAM])],
+    ['get_mappings', { index: ECS_INDEX }, (a) => expect((a.layouts as { logFields: unknown }[])[0]!.logFields).toMatchObject({ level: 'log.level' })],
     ['fetch_logs', { index: ECS_INDEX, level: 'error', from: '2026-11-19T00:00:00Z', to: '2026-11-20T00:00:00Z' }, (a) => expect(a).toMatchObject({ total: 3, returned: 3 })],
     ['count_logs', { index: FLUENT_INDEX, level: 'warn', date: '2026-11-19' }, (a) => expect(a).toMatchObject({ total: 2, byLevel: { warn: 2 } })],
     ['summarize_logs', { index: FLUENT_INDEX, pod: CHECKOUT, namespace: 'shop', level: 'error' }, (a) => expect((a.patterns as { count: number }[]).map((p) => p.count)).toEqual([4, 1])],
@@ -66,28 +66,37 @@ describeWithBinaries([OPENSSL])('the skills over MCP', () => {
           { value: 'payments', count: 6 },
         ]),
     ],
+    // Its own test (probe-failures.test.ts) runs it against Prometheus; here it says what it needs.
+    [
+      'probe_failure_logs',
+      { target: 'https://checkout.shop.svc:8443/health' },
+      (a) => expect(a).toEqual({ error: 'probe_failure_logs: input.prometheusUrl: give the Prometheus that scrapes the exporter (or exporterUrl), or start the server with --prometheus-url' }),
+    ],
     ['error_ratio', { index: ECS_INDEX, namespace: 'shop', date: '2026-11-19' }, (a) => expect(a).toEqual({ namespace: 'shop', date: '2026-11-19', lines: 5, errors: 2, ratio: 0.4 })],
   ];
 
   function answerOf(result: unknown): Record<string, unknown> {
     const call = result as CallToolResult;
-    expect(call.isError).toBeFalsy();
     const [content] = call.content;
-    return JSON.parse((content as { text: string }).text) as Record<string, unknown>;
+    const text = (content as { text: string }).text;
+    expect(text).not.toContain(token);
+    return call.isError ? { error: text } : (JSON.parse(text) as Record<string, unknown>);
   }
 
   async function listsAndCallsEverySkill(client: Client): Promise<void> {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([...BUILT_IN_SKILLS.map((s) => s.name), 'error_ratio']);
     expect(CALLS.map(([name]) => name).sort()).toEqual(tools.map((tool) => tool.name).sort());
+    // The built-in skills only read, and say so; a custom skill is not assumed to.
+    for (const tool of tools) expect(tool.annotations).toMatchObject({ readOnlyHint: tool.name !== 'error_ratio', openWorldHint: true });
     for (const [name, args, check] of CALLS) check(answerOf(await client.callTool({ name, arguments: args })));
   }
 
   describe('MCP', () => {
     it('in memory: publishes every skill with its description and JSON schema, and answers every call', async () => {
-      const esClient = createSearchClient({ url: es.url, tls: { ca: es.pki.ca } }, { apiToken: token });
-      closers.push(() => esClient.close());
-      const server = createSkillsMcpServer(skills, createSkillContext({ client: esClient, url: es.url }), '0.0.0-test');
+      const engine = await connectSearchEngine({ url: es.url, tls: { ca: es.pki.ca } }, { apiToken: token });
+      closers.push(() => engine.client.close());
+      const server = createSkillsMcpServer(skills, createSkillContext({ client: engine.client, url: es.url }), '0.0.0-test');
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       await server.connect(serverSide);
       const client = new Client({ name: 'test-assistant', version: '1.0.0' });
@@ -96,13 +105,14 @@ describeWithBinaries([OPENSSL])('the skills over MCP', () => {
 
       const { tools } = await client.listTools();
       const fetchLogs = tools.find((tool) => tool.name === 'fetch_logs')!;
-      expect(fetchLogs.description).toBe('Fetch log lines, newest first, filtered by level, time window, pod, namespace and free text in the message.');
+      expect(fetchLogs.description).toMatch(/^Fetch log lines, newest first, filtered by level, time window, service, pod/);
       expect(fetchLogs.inputSchema).toMatchObject({
         type: 'object',
+        additionalProperties: false,
         properties: {
           level: { type: 'string', enum: ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] },
           limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
-          from: { type: 'string', format: 'date-time' },
+          from: { type: 'string' },
         },
       });
       await listsAndCallsEverySkill(client);
@@ -111,7 +121,7 @@ describeWithBinaries([OPENSSL])('the skills over MCP', () => {
       expect(refused.isError).toBe(true);
       expect((refused.content[0] as { text: string }).text).toMatch(/limit/);
       const failed = (await client.callTool({ name: 'count_by_field', arguments: { index: 'logs-*', by: 'level', from: '2026-11-20T00:00:00Z', to: '2026-11-19T00:00:00Z' } })) as CallToolResult;
-      expect(failed).toEqual({ isError: true, content: [{ type: 'text', text: 'input.to: the window ends before it starts; give a "to" after "from"' }] });
+      expect(failed).toEqual({ isError: true, content: [{ type: 'text', text: 'count_by_field: input.to: the window ends before it starts; give a "to" after "from"' }] });
     });
 
     it('over Streamable HTTP (assistant serve --http), with a bearer token', async () => {

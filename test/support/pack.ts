@@ -25,13 +25,13 @@ export interface Packed {
   readonly unpackedSize: number;
 }
 
-/** Copies `from` to `to`, leaving out the named top-level entries of `from`. */
+/** Copies `from` to `to`, leaving out the named top-level entries of `from`, and every node_modules folder. */
 function copyWithout(from: string, to: string, leftOut: readonly string[]): void {
   cpSync(from, to, {
     recursive: true,
     filter: (path) => {
-      const top = relative(from, path).split(sep)[0];
-      return !leftOut.includes(top);
+      const parts = relative(from, path).split(sep);
+      return !leftOut.includes(parts[0]) && !parts.includes('node_modules');
     },
   });
 }

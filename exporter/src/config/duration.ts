@@ -44,3 +44,40 @@ export function formatDuration(milliseconds: number): string {
   }
   return text;
 }
+
+/** Go's time.ParseDuration units, in nanoseconds. */
+const GO_UNITS: Readonly<Record<string, number>> = { ns: 1, us: 1e3, '\u00b5s': 1e3, '\u03bcs': 1e3, ms: 1e6, s: 1e9, m: 6e10, h: 3.6e12 };
+
+/** The longest duration Go's int64 nanoseconds hold. */
+const GO_MAX_NANOSECONDS = 2 ** 63 - 1;
+
+const GO_ELEMENT = /([0-9]*)(?:\.([0-9]*))?([^0-9.]*)/y;
+
+/**
+ * Milliseconds in a Go duration, or undefined when the text is not one: how upstream reads a module's
+ * `timeout` (time.ParseDuration). A sign, then numbers with optional fractions each followed by a unit of
+ * ns, us (µs), ms, s, m or h, in any order: `5s`, `1.5s`, `1m30s`, `500ms`, `-1s`; or `0` alone. Counted
+ * in whole nanoseconds as Go counts, so `256.648s` is exactly 256648 ms.
+ */
+export function parseGoDuration(text: string): number | undefined {
+  const negative = text.startsWith('-');
+  const rest = /^[-+]/.test(text) ? text.slice(1) : text;
+  if (rest === '0') return 0;
+  if (rest === '') return undefined;
+  let nanoseconds = 0;
+  let position = 0;
+  while (position < rest.length) {
+    GO_ELEMENT.lastIndex = position;
+    const [whole, integer, fraction, unit] = GO_ELEMENT.exec(rest) ?? ['', '', undefined, ''];
+    const factor = GO_UNITS[unit];
+    if (whole === '' || (integer === '' && !fraction) || factor === undefined) return undefined;
+    // As Go: the fraction's digits as a whole number, times the unit over their scale, truncated.
+    const digits = (fraction ?? '').slice(0, 15);
+    nanoseconds += Number(integer || '0') * factor + (digits === '' ? 0 : Math.trunc(Number(digits) * (factor / 10 ** digits.length)));
+    position += whole.length;
+  }
+  if (nanoseconds > GO_MAX_NANOSECONDS) return undefined;
+  return (negative ? -nanoseconds : nanoseconds) / 1e6 + 0;
+}
+
+export const GO_DURATION_HINT = 'a duration such as 5s, 1.5s, 1m30s or 500ms';

@@ -1,14 +1,15 @@
 /**
- * Reading the exporter's config file: strict YAML (an unknown field is an error with its file and line),
+ * Reading the exporter's config file as upstream reads it (./yaml.ts: UTF-8 only, the first YAML document,
+ * scalars read by the type of their field, merge keys, unknown fields refused with their file and line),
  * then each module compiled once into the form probes use (./module.ts), relative file paths taken from
  * the config file's directory, as upstream does.
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
-import { configSchema } from './schema';
-import { compileModule, type CompiledConfig, type CompiledModule } from './module';
+import { configSchema, type Module } from './schema';
+import { compileModule, type CompiledConfig, type CompiledModule, type PatternCache } from './module';
+import { decodeYaml, firstDocument, LineIndex, mergedEntries, parseYaml, YamlError, type YamlNode } from './yaml';
 import { formatProblem, schemaProblems, type FieldPath, type Problem } from '../contract/problems';
 
 /** A problem of the config file, with the line of the field it is about when the file has that field. */
@@ -27,75 +28,119 @@ export class ConfigError extends Error {
   }
 }
 
+/** A loaded config, and what the loader has to say about a file it accepted. */
+export interface LoadedConfig extends CompiledConfig {
+  readonly notes: readonly string[];
+}
+
 /** The 1-based line of the field at `path` in the document, or of its nearest parent the file has. */
-function lineOf(document: Document, lines: LineCounter, path: FieldPath): number | undefined {
-  for (let depth = path.length; depth >= 0; depth -= 1) {
-    const node = document.getIn(path.slice(0, depth) as unknown[], true);
-    // Point at the key of a mapping entry rather than at its (possibly empty) value.
-    if (depth > 0) {
-      const parent = document.getIn(path.slice(0, depth - 1) as unknown[], true);
-      if (isMap(parent)) {
-        const wanted = path[depth - 1];
-        const pair = parent.items.find((item) => isPair(item) && isScalar(item.key) && item.key.value === wanted);
-        if (pair && isScalar(pair.key) && pair.key.range) return lines.linePos(pair.key.range[0]).line;
+function lineOf(root: YamlNode | undefined, lines: LineIndex, path: FieldPath): number | undefined {
+  let node = root;
+  let line = root && lines.lineAt(root.offset);
+  for (const segment of path) {
+    if (node?.kind === 'mapping' && typeof segment === 'string') {
+      const entry = mergedEntries(node, lines).get(segment);
+      if (entry === undefined) break;
+      // Point at the key of a mapping entry rather than at its (possibly empty) value.
+      line = lines.lineAt(entry.key.offset);
+      node = entry.value;
+    } else if (node?.kind === 'sequence' && typeof segment === 'number' && segment < node.items.length) {
+      node = node.items[segment];
+      line = lines.lineAt(node.offset);
+    } else break;
+  }
+  return line;
+}
+
+/**
+ * An empty record of modules by name, with no prototype: module names are the user's (`__proto__`,
+ * `constructor`), and a lookup by a name the config lacks must find nothing.
+ */
+export function moduleRecord(): Record<string, CompiledModule> {
+  return Object.create(null) as Record<string, CompiledModule>;
+}
+
+/** A file with no `modules:` at all, or `modules:` left empty, has no modules, as upstream reads it. */
+const topLevelSchema = configSchema.extend({ modules: z.record(z.string(), z.unknown()).default({}) });
+
+/** The file's bytes as text: UTF-8 only, as upstream's YAML reader refuses anything else. */
+export function configText(bytes: Uint8Array, file: string): string {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    // Lines end at a newline byte, which no multi-byte character contains: the first line that fails is the place.
+    let start = 0;
+    for (let line = 1; ; line += 1) {
+      const end = bytes.indexOf(0x0a, start);
+      const slice = bytes.subarray(start, end === -1 ? bytes.length : end);
+      try {
+        decoder.decode(slice);
+      } catch {
+        throw new ConfigError(file, [{ path: [], line, message: 'is not valid UTF-8; save the file as UTF-8' }]);
       }
+      start = end + 1;
     }
-    const range = (node as { range?: [number, number, number] } | undefined)?.range;
-    if (range) return lines.linePos(range[0]).line;
   }
-  return undefined;
 }
-
-/** YAML `key:` with nothing after it means "all defaults" upstream; drop those nulls before validation. */
-function dropNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(dropNulls);
-  if (value !== null && typeof value === 'object' && !(value instanceof Uint8Array)) {
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([, inner]) => inner !== null)
-        .map(([key, inner]) => [key, dropNulls(inner)]),
-    );
-  }
-  return value;
-}
-
-const topLevelSchema = configSchema.extend({ modules: z.record(z.string(), z.unknown()) });
 
 /**
  * Parses and validates config text; `file` names it in messages and anchors relative paths. Every problem
- * of every module is reported at once, each on its own line as `file:line: field: what to do`.
+ * of every module is reported at once, each on its own line as `file:line: field: what to do`. `compiled`
+ * hears of each module that compiled, as soon as it did, while later ones may still be refused.
  */
-export function parseConfig(text: string, file: string): CompiledConfig {
-  const lines = new LineCounter();
-  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
-  if (document.errors.length > 0) {
-    throw new ConfigError(
-      file,
-      document.errors.map((error) => ({ path: [], message: error.message.split('\n')[0], line: lines.linePos(error.pos[0]).line })),
-    );
+export function parseConfig(text: string, file: string, compiled?: (name: string, module: CompiledModule) => void): LoadedConfig {
+  const notes: string[] = [];
+  const document = firstDocument(text);
+  if (document.more) notes.push('the file holds more than one YAML document; only the first is read, as blackbox_exporter does');
+  const lines = new LineIndex(text);
+  let root: YamlNode | undefined;
+  let decoded: unknown;
+  try {
+    root = parseYaml(document.text);
+    if (root === undefined) throw new YamlError('the file has no YAML document; write modules: and the modules under it', 0);
+    decoded = decodeYaml(root, configSchema, lines);
+  } catch (error) {
+    if (!(error instanceof YamlError)) throw error;
+    throw new ConfigError(file, [{ path: [], message: error.message, line: lines.lineAt(error.offset) }]);
   }
-  const located = (problems: readonly Problem[]): LocatedProblem[] => problems.map((problem) => ({ ...problem, line: lineOf(document, lines, problem.path) }));
+  const located = (problems: readonly Problem[]): LocatedProblem[] => problems.map((problem) => ({ ...problem, line: lineOf(root, lines, problem.path) }));
 
-  const top = topLevelSchema.safeParse(dropNulls(document.toJS() ?? {}), { reportInput: true });
+  // An empty first document is a config without modules, as upstream decodes it.
+  const top = topLevelSchema.safeParse(decoded ?? {}, { reportInput: true });
   if (!top.success) throw new ConfigError(file, located(schemaProblems(topLevelSchema, top.error.issues)));
   const problems: Problem[] = [];
-  const modules: Record<string, CompiledModule> = {};
+  const modules = moduleRecord();
   const directory = dirname(resolve(file));
-  for (const [name, input] of Object.entries(top.data.modules)) {
-    const compiled = compileModule(name, input, directory);
-    if ('problems' in compiled) problems.push(...compiled.problems);
-    else modules[name] = compiled.module;
+  const patterns: PatternCache = new Map();
+  // The decoded mapping, not the schema's copy of it: a module may be called __proto__.
+  for (const [name, input] of Object.entries((decoded as { modules?: Record<string, unknown> } | null)?.modules ?? {})) {
+    const result = compileModule(name, input, directory, patterns);
+    if ('problems' in result) problems.push(...result.problems);
+    else {
+      modules[name] = result.module;
+      compiled?.(name, result.module);
+    }
   }
   if (problems.length > 0) throw new ConfigError(file, located(problems));
-  return { modules };
+  return { modules, notes };
 }
 
-export async function loadConfigFile(file: string): Promise<CompiledConfig> {
-  let text: string;
+/** The config file's bytes, or a ConfigError that says why they cannot be read. */
+export async function readConfigFile(file: string): Promise<string> {
+  let bytes: Uint8Array;
   try {
-    text = await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (error) {
     throw new ConfigError(file, [{ path: [], message: `cannot read the config file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }]);
   }
-  return parseConfig(text, file);
+  return configText(bytes, file);
 }
+
+/** Reads, parses and compiles the config file in this thread (`--config.check`, tests). */
+export async function loadConfigFile(file: string, compiled?: (name: string, module: CompiledModule) => void): Promise<LoadedConfig> {
+  return parseConfig(await readConfigFile(file), file, compiled);
+}
+
+/** Modules as written, with upstream's defaults and absolute file paths: what crosses from a loading thread. */
+export type WrittenModules = ReadonlyArray<readonly [name: string, written: Module]>;

@@ -7,8 +7,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { formatPath, schemaProblems, type FieldPath, type Problem } from '../contract/problems';
 import type { CompileContext, ProberDefinition } from '../probers/definition';
 import { PROBER_DEFINITIONS, PROBER_NAMES, type DefinitionOf, type ProberName } from '../probers/registry';
-import { parseDuration } from './duration';
-import { compileGoRegexp } from './regexp';
+import { parseGoDuration } from './duration';
+import { compileGoRegexp, type GoRegexp } from './regexp';
 import { moduleSchema, type Module } from './schema';
 
 /** The section of a prober as its probes use it. */
@@ -32,24 +32,49 @@ export interface CompiledConfig {
 export type Compiled = { readonly module: CompiledModule } | { readonly problems: Problem[] };
 
 /** Stands in for a pattern that did not compile; the module it belongs to never loads, so nothing runs it. */
-const NOT_COMPILED = /(?!)/;
+const NOT_COMPILED = compileGoRegexp('[^\\x00-\\x{10FFFF}]');
 
-function compileContext(problems: Problem[], base: FieldPath): CompileContext {
+/**
+ * Patterns compiled during one load, by their text: generated configs repeat the same few patterns across
+ * thousands of modules, and one compiled pattern serves them all. The reason a text does not compile is
+ * kept too.
+ */
+export type PatternCache = Map<string, GoRegexp | { readonly refused: string }>;
+
+function compilePattern(source: string, cache: PatternCache): GoRegexp | { readonly refused: string } {
+  let compiled = cache.get(source);
+  if (compiled === undefined) {
+    try {
+      compiled = compileGoRegexp(source);
+    } catch (error) {
+      compiled = { refused: (error as Error).message };
+    }
+    cache.set(source, compiled);
+  }
+  return compiled;
+}
+
+function compileContext(problems: Problem[], base: FieldPath, patterns: PatternCache): CompileContext {
   return {
     pattern: (path, source) => {
-      try {
-        return { source, regexp: compileGoRegexp(source) };
-      } catch (error) {
-        problems.push({ path: [...base, ...path], message: `could not compile regular expression ${JSON.stringify(source)}: ${(error as Error).message}` });
-        return { source, regexp: NOT_COMPILED };
-      }
+      const compiled = compilePattern(source, patterns);
+      if (!('refused' in compiled)) return { source, regexp: compiled };
+      problems.push({
+        path: [...base, ...path],
+        message: `could not compile regular expression ${JSON.stringify(source)}: ${compiled.refused}; rewrite it in RE2 syntax, which has no lookaround or backreferences and repeats at most 1000 times`,
+      });
+      return { source, regexp: NOT_COMPILED };
     },
     problem: (path, message) => problems.push({ path: [...base, ...path], message }),
   };
 }
 
-/** A module that passed the schema, compiled; `directory` anchors relative file paths (none: left as written). */
-function compileParsed(name: string, parsed: Module, directory?: string): Compiled {
+/**
+ * A module that passed the schema, compiled; `directory` anchors relative file paths (none: left as written).
+ * A module's `written` form compiles again to the same module, which is how a load done in another thread
+ * hands its modules over.
+ */
+export function compileParsed(name: string, parsed: Module, directory?: string, patterns: PatternCache = new Map()): Compiled {
   const problems: Problem[] = [];
   const base = ['modules', name];
   for (const other of PROBER_NAMES) {
@@ -74,10 +99,10 @@ function compileParsed(name: string, parsed: Module, directory?: string): Compil
   if (directory !== undefined && definition.withAbsolutePaths) {
     section = definition.withAbsolutePaths(section, (path) => (isAbsolute(path) ? path : resolve(directory, path)));
   }
-  const compiled = definition.compile(section, compileContext(problems, sectionPath));
+  const compiled = definition.compile(section, compileContext(problems, sectionPath, patterns));
   if (problems.length > 0) return { problems };
   const written = { ...parsed, [parsed.prober]: section };
-  const timeoutMs = parsed.timeout === undefined ? undefined : parseDuration(parsed.timeout);
+  const timeoutMs = parsed.timeout === undefined ? undefined : parseGoDuration(parsed.timeout);
   return { module: { prober: parsed.prober, timeoutMs, written, [parsed.prober]: compiled } as CompiledModule };
 }
 
@@ -85,10 +110,10 @@ function compileParsed(name: string, parsed: Module, directory?: string): Compil
  * Compiles module `name` as written (`input`, YAML's nulls dropped); `directory` anchors its relative file
  * paths. Either the module, or every problem found, with paths from the config's root (`modules.<name>...`).
  */
-export function compileModule(name: string, input: unknown, directory?: string): Compiled {
+export function compileModule(name: string, input: unknown, directory?: string, patterns?: PatternCache): Compiled {
   const parsed = moduleSchema.safeParse(input, { reportInput: true });
   if (!parsed.success) return { problems: schemaProblems(moduleSchema, parsed.error.issues, ['modules', name]) };
-  return compileParsed(name, parsed.data, directory);
+  return compileParsed(name, parsed.data, directory, patterns);
 }
 
 /** Every problem of module `name` as a config or a spec writes it: the schema, the rules across fields, the compile step. */

@@ -1,89 +1,117 @@
 /**
- * blackbox_exporter's regular expressions are Go's (RE2). JavaScript's differ in a few spellings; this
- * translates the ones that appear in real configs and refuses, with a message, what has no JS equivalent,
- * so that a pattern never silently means something else.
+ * blackbox_exporter's regular expressions are Go's (RE2 syntax and semantics). They run here on re2js, a
+ * JavaScript port of RE2, so that a pattern means what it means upstream (`\Q...\E`, `\pL`, `[[:^alpha:]]`,
+ * `(?U)`, flags anywhere) and what RE2 refuses is refused at load (lookaround, backreferences, `a{1001}`).
+ * RE2 matches in time linear in the input: no body, header, line or record can stall the exporter.
  */
+import { RE2JS } from 're2js';
 import { z } from 'zod';
 
 /** A regular expression as written in the file; the config loader compiles (and so checks) it. */
 export const regexpSchema = z.string();
 
-const POSIX_CLASSES: Record<string, string> = {
-  alnum: '0-9A-Za-z',
-  alpha: 'A-Za-z',
-  ascii: '\\x00-\\x7F',
-  blank: '\\t ',
-  cntrl: '\\x00-\\x1F\\x7F',
-  digit: '0-9',
-  graph: '!-~',
-  lower: 'a-z',
-  print: ' -~',
-  punct: '!-\\/:-@\\[-`{-~',
-  space: '\\t\\n\\v\\f\\r ',
-  upper: 'A-Z',
-  word: '0-9A-Za-z_',
-  xdigit: '0-9A-Fa-f',
-};
-
-const GO_FLAGS: Record<string, string> = { i: 'i', m: 'm', s: 's' };
-
 export class RegexpError extends Error {}
+
+/** One match of a pattern: what Go's Regexp.Expand reads from it. */
+export interface GoMatch {
+  /** The text of group `index` (0: the whole match); undefined when it took no part or does not exist. */
+  group(index: number): string | undefined;
+  /** The text of the first group named `name` that took part; undefined otherwise. */
+  named(name: string): string | undefined;
+}
+
+/**
+ * A compiled Go regular expression. One object serves every probe: matching keeps no state between calls.
+ * Both methods search the whole text, as Go's MatchString and FindStringSubmatch do: a pattern is anchored
+ * only where it says `^` or `\A`.
+ */
+export class GoRegexp {
+  /** Group names by group number, in order: Go lets several groups share a name. */
+  private readonly names: ReadonlyArray<readonly [string, number]>;
+
+  constructor(
+    private readonly compiled: RE2JS,
+    renamed: ReadonlyMap<string, string> = new Map(),
+  ) {
+    this.names = Object.entries(compiled.namedGroups())
+      .map(([name, index]) => [renamed.get(name) ?? name, index] as const)
+      .sort(([, a], [, b]) => a - b);
+  }
+
+  /** Whether the pattern matches anywhere in `text`. */
+  test(text: string): boolean {
+    return this.compiled.test(text);
+  }
+
+  /** The leftmost match in `text` and its groups, or null. */
+  exec(text: string): GoMatch | null {
+    const matcher = this.compiled.matcher(text);
+    if (!matcher.find()) return null;
+    const groups: Array<string | undefined> = [];
+    for (let index = 0; index <= matcher.groupCount(); index += 1) groups.push(matcher.group(index) ?? undefined);
+    return {
+      group: (index) => groups[index],
+      named: (name) => this.names.map(([groupName, index]) => (groupName === name ? groups[index] : undefined)).find((text) => text !== undefined),
+    };
+  }
+}
+
+/** `(?P<name>` or `(?<name>`, an escape (`\Q...\E` whole), or a character class: read in this order. */
+const SYNTAX_PIECE = /\(\?P?<([A-Za-z0-9_]+)>|\\Q[\s\S]*?(?:\\E|$)|\\[\s\S]|\[\^?\]?(?:\[:\^?[a-z]+:\]|\\[\s\S]|[^\]])*\]/g;
+
+/**
+ * Go accepts several groups of one name (`(?P<x>a)|(?P<x>b)`), RE2 refuses them. The pattern with every
+ * name after its first use made unique, and the original name of each renamed group.
+ */
+function withUniqueGroupNames(source: string): { pattern: string; renamed: Map<string, string> } {
+  const seen = new Set<string>();
+  const renamed = new Map<string, string>();
+  const pattern = source.replace(SYNTAX_PIECE, (piece, name?: string) => {
+    if (name === undefined) return piece;
+    if (!seen.has(name)) {
+      seen.add(name);
+      return piece;
+    }
+    let unique = name;
+    for (let suffix = 2; seen.has(unique) || source.includes(unique); suffix += 1) unique = `${name}_${suffix}`;
+    seen.add(unique);
+    renamed.set(unique, name);
+    return `(?P<${unique}>`;
+  });
+  return { pattern, renamed };
+}
 
 /** A compiled pattern, with the text it was written as: logs name a pattern by its text. */
 export interface Pattern {
   readonly source: string;
-  readonly regexp: RegExp;
+  readonly regexp: GoRegexp;
 }
 
 /**
- * Compiles a Go regular expression into a JS RegExp with the same meaning, or throws RegexpError. This is
- * the one place a regular expression engine is called: the config loader calls it once per pattern, and
- * probes use what it returned. Without the g and y flags (never set here) a RegExp keeps no state between
- * calls, so one object serves every probe.
+ * Compiles a Go regular expression, or throws RegexpError with RE2's reason. This is the one place a regular
+ * expression engine is called: the config loader calls it once per pattern, and probes use what it returned.
  */
-export function compileGoRegexp(source: string): RegExp {
-  let pattern = source;
-  let flags = '';
-  // Flags for the whole expression: `(?i)` or `(?is)` at the very start.
-  const leading = /^\(\?([a-zA-Z]+)\)/.exec(pattern);
-  if (leading) {
-    for (const flag of leading[1]) {
-      const js = GO_FLAGS[flag];
-      if (js === undefined) throw new RegexpError(`flag (?${flag}) has no JavaScript equivalent`);
-      if (!flags.includes(js)) flags += js;
-    }
-    pattern = pattern.slice(leading[0].length);
-  }
-  if (/\(\?[a-zA-Z-]+[):]/.test(pattern)) throw new RegexpError('inline flags are supported only at the start of the expression, as (?i)');
-  pattern = pattern
-    .replace(/\(\?P</g, '(?<')
-    // RE2 lets an anchor take a quantifier (`^+OK`); JS wants the anchor grouped first.
-    .replace(/(?<![\\[])\^(?=[*+?])/g, '(?:^)')
-    .replace(/\\A/g, '^')
-    .replace(/\\z/g, '$')
-    .replace(/\[:(\^?)([a-z]+):\]/g, (_whole, negated: string, name: string) => {
-      const range = POSIX_CLASSES[name];
-      if (range === undefined) throw new RegexpError(`unknown character class [:${name}:]`);
-      if (negated) throw new RegexpError(`negated class [:^${name}:] is not supported`);
-      return range;
-    });
+export function compileGoRegexp(source: string): GoRegexp {
   try {
-    return new RegExp(pattern, flags);
+    const { pattern, renamed } = withUniqueGroupNames(source);
+    return new GoRegexp(RE2JS.compile(pattern), renamed);
   } catch (error) {
-    throw new RegexpError((error as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /, ''));
+    // re2js's messages are RE2's and Go's: "error parsing regexp: invalid escape sequence: `\1`".
+    throw new RegexpError((error as Error).message.replace(/^error parsing regexp: /, ''));
   }
 }
 
 /**
- * Go's Regexp.Expand: `$1`, `${1}`, `$name`, `${name}` are replaced by the capture (empty when it did
- * not take part or does not exist), `$$` by `$`; a `$` not followed by a valid reference stays as is.
- * As in Go, `$1x` names the group "1x", so `${1}x` is how a digit is followed by text.
+ * Go's Regexp.Expand: `$1`, `${1}`, `$name`, `${name}` are replaced by the capture (empty when it did not
+ * take part or does not exist), `$$` by `$`; a `$` not followed by a valid reference stays as is. As in
+ * Go, `$1x` names the group "1x", so `${1}x` is how a digit is followed by text, and a number with a
+ * leading zero (`$01`) is a name, not a group number.
  */
-export function expandGoTemplate(template: string, match: RegExpExecArray): string {
+export function expandGoTemplate(template: string, match: GoMatch): string {
   return template.replace(/\$(\$|\{([A-Za-z0-9_]+)\}|([A-Za-z0-9_]+))/g, (whole, _reference: string, braced?: string, bare?: string) => {
     if (whole === '$$') return '$';
     const name = braced ?? bare ?? '';
-    if (/^[0-9]+$/.test(name)) return match[Number(name)] ?? '';
-    return match.groups?.[name] ?? '';
+    if (/^(0|[1-9][0-9]{0,7})$/.test(name)) return match.group(Number(name)) ?? '';
+    return match.named(name) ?? '';
   });
 }

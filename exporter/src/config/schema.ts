@@ -7,11 +7,12 @@
  * spec that synthesizes is a config the exporter accepts.
  */
 import { z } from 'zod';
-import { DURATION_HINT, parseDuration } from './duration';
+import { GO_DURATION_HINT, parseGoDuration } from './duration';
 import { PROBER_DEFINITIONS, PROBER_NAMES, type ProberName } from '../probers/registry';
 
-const duration = z.string().refine((text) => parseDuration(text) !== undefined, {
-  message: `must be ${DURATION_HINT}`,
+/** A module's timeout, as upstream's decoder reads it into a Go time.Duration. */
+const goDuration = z.string().refine((text) => parseGoDuration(text) !== undefined, {
+  message: `must be ${GO_DURATION_HINT}`,
 });
 
 type Sections = { [N in ProberName]: z.ZodOptional<(typeof PROBER_DEFINITIONS)[N]['schema']> };
@@ -21,7 +22,7 @@ const sections = Object.fromEntries(PROBER_NAMES.map((name) => [name, PROBER_DEF
 export const moduleSchema = z.strictObject({
   prober: z.enum(PROBER_NAMES),
   /** Unset: the probe gets the scrape's own timeout (less the offset), as upstream does. */
-  timeout: duration.optional(),
+  timeout: goDuration.optional(),
   ...sections,
 });
 

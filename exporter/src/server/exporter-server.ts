@@ -1,10 +1,13 @@
 /**
  * The exporter's HTTP server: /probe, /metrics (its own), /-/healthy, /-/reload, /config, / and /logs.
- * It holds the loaded config; a reload that fails keeps serving the previous one.
+ * It holds the loaded config; a reload that fails keeps serving the previous one. Loading happens off the
+ * event loop (../config/load-worker.ts), so the server answers while a large file loads. On shutdown it
+ * stops accepting and lets the requests in flight finish, for a bounded time.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import { loadConfigFile } from '../config/load';
+import { ConfigError, moduleRecord } from '../config/load';
+import { loadConfigOffThread } from '../config/load-worker';
 import { maskedConfigYaml } from '../config/mask';
 import type { CompiledConfig } from '../config/module';
 import { CONFIG_PATH, HEALTH_PATH, METRICS_PATH, PROBE_LOGS_PATH, PROBE_PATH, RELOAD_PATH, SCRAPE_TIMEOUT_HEADER } from '../contract/endpoints';
@@ -31,7 +34,13 @@ export interface ExporterOptions {
 
 export class Exporter {
   readonly metrics = new Registry();
-  private config: CompiledConfig = { modules: {} };
+  private config: CompiledConfig = { modules: moduleRecord() };
+  /** Whether a config was ever loaded: before that, a failed load is a failed start, not a failed reload. */
+  private loaded = false;
+  /** Reloads run one after the other: a second waits for the first, then reads the file again. */
+  private reloads: Promise<void> = Promise.resolve();
+  private readonly inFlight = new Set<ServerResponse>();
+  private draining = false;
   private readonly history: ProbeHistory;
   private readonly unknownModules: Counter;
   private readonly reloadSuccess: Gauge;
@@ -48,15 +57,28 @@ export class Exporter {
   }
 
   /** Loads the config file; on failure the previous config stays and the error is rethrown. */
-  async reload(): Promise<void> {
+  reload(): Promise<void> {
+    const run = this.reloads.then(() => this.load());
+    this.reloads = run.catch(() => undefined);
+    return run;
+  }
+
+  private async load(): Promise<void> {
+    const { configFile: file, log } = this.options;
     try {
-      this.config = await loadConfigFile(this.options.configFile);
+      const started = performance.now();
+      const loaded = await loadConfigOffThread(file);
+      this.config = loaded;
+      this.loaded = true;
       this.reloadSuccess.set(1);
       this.reloadTime.set(Date.now() / 1000);
-      this.options.log.info('Loaded config file', { file: this.options.configFile, modules: Object.keys(this.config.modules).length });
+      log.info('Loaded config file', { file, modules: Object.keys(loaded.modules).length, duration_seconds: ((performance.now() - started) / 1000).toFixed(3) });
+      for (const note of loaded.notes) log.warn('Config file note', { file, note });
     } catch (error) {
       this.reloadSuccess.set(0);
-      this.options.log.error('Error reloading config; the previous config stays in use', { err: (error as Error).message });
+      log.error(this.loaded ? 'Error reloading config; the previous config stays in use' : 'Error loading config; there is no config to serve', { file });
+      const problems = error instanceof ConfigError ? error.message.split('\n') : [(error as Error).message];
+      for (const problem of problems) log.error('Config problem', { problem });
       throw error;
     }
   }
@@ -119,6 +141,10 @@ export class Exporter {
   listen(host: string, port: number): Promise<number> {
     containEscapedErrors(this.options.log);
     const server = createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, (request, response) => {
+      this.inFlight.add(response);
+      response.once('close', () => this.inFlight.delete(response));
+      // While draining, the client is told not to send more on this connection.
+      if (this.draining) response.setHeader('Connection', 'close');
       // A request line without a version is HTTP/0.9, which Go's server refuses; so does this one.
       if (request.httpVersionMajor < 1) {
         response.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
@@ -141,11 +167,27 @@ export class Exporter {
     });
   }
 
-  close(): Promise<void> {
-    return new Promise((resolve) => {
-      if (!this.server) return resolve();
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
+  /**
+   * Stops accepting connections and lets the requests in flight (probes up to their own deadline) finish,
+   * for at most `drainMilliseconds`; then closes whatever is still open.
+   */
+  async close(drainMilliseconds = 0): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.draining = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const drained = (async () => {
+      while (this.inFlight.size > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const givenUp = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, drainMilliseconds);
     });
+    await Promise.race([drained, givenUp]);
+    clearTimeout(timer);
+    if (this.inFlight.size > 0) this.options.log.warn('Shutdown timeout reached; closing requests still in flight', { requests: this.inFlight.size });
+    server.closeAllConnections();
+    await closed;
   }
 }

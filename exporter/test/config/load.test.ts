@@ -1,11 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfigFile, parseConfig } from '../../src/config/load';
+import { ConfigError, configText, loadConfigFile, parseConfig } from '../../src/config/load';
 import type { CompiledModule } from '../../src/config/module';
 import type { HttpSettings } from '../../src/probers/http/definition';
 import { documentedModulesYaml } from '../support/documented-modules';
 import { configProblems } from '../support/config-problems';
+import { UPSTREAM_CONFIGS } from '../support/upstream-configs';
 
 function httpOf(module: CompiledModule): HttpSettings {
   if (module.prober !== 'http') throw new Error(`module of prober ${module.prober}`);
@@ -48,7 +49,7 @@ describe('config loading', () => {
   });
 
   it('reports bad values at their line with the field path', () => {
-    expect(problems('modules:\n  m:\n    prober: http\n    timeout: 5 seconds\n')).toEqual(['blackbox.yml:4: modules.m.timeout: must be a Prometheus duration such as 5s, 1m30s or 500ms']);
+    expect(problems('modules:\n  m:\n    prober: http\n    timeout: 5 seconds\n')).toEqual(['blackbox.yml:4: modules.m.timeout: must be a duration such as 5s, 1.5s, 1m30s or 500ms']);
     expect(problems('modules:\n  m:\n    prober: smtp\n')).toEqual(['blackbox.yml:3: modules.m.prober: the text "smtp" is not allowed; use one of http, tcp, icmp, dns, grpc']);
     expect(problems('modules: [\n')[0]).toMatch(/^blackbox\.yml:\d+: /);
   });
@@ -128,5 +129,69 @@ describe('configs the exporter refuses', () => {
     const found = problems(`modules:\n${text}`);
     const modulesNamed = new Set(found.map((problem) => /modules\.(m\d+)/.exec(problem)?.[1]).filter(Boolean));
     expect(modulesNamed.size).toBe(REFUSED.length);
+  });
+});
+
+describe('config files blackbox_exporter reads', () => {
+  const load = (text: string | Buffer) => parseConfig(typeof text === 'string' ? text : configText(text, 'blackbox.yml'), 'blackbox.yml');
+  const outcome = (text: string | Buffer): string => {
+    try {
+      load(text);
+      return 'loads';
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      // Every refusal names the file and a line.
+      for (const line of error.message.split('\n')) expect(line).toMatch(/^blackbox\.yml:\d+: \S/);
+      return 'refuses';
+    }
+  };
+
+  it.each(UPSTREAM_CONFIGS.map((config) => [config.name, config] as const))('%s: as upstream, or as the README says', (_name, config) => {
+    expect(outcome(config.text)).toBe(config.ours?.does ?? config.upstream);
+  });
+
+  it('reads them with the values upstream reads', () => {
+    const byName = (name: string) => UPSTREAM_CONFIGS.find((config) => config.name === name)!.text as string;
+    const merged = load(byName('merge keys from an anchored module')).modules.m;
+    expect(merged).toMatchObject({ prober: 'http', timeoutMs: 3000, written: { http: { method: 'HEAD' } } });
+    expect(httpOf(load(byName('YAML 1.1 booleans')).modules.m)).toMatchObject({ failIfSsl: true, failIfNotSsl: false, followRedirects: true, enableHttp2: false });
+    expect(load(byName('a timeout with a fraction')).modules.m.timeoutMs).toBe(1500);
+    const fine = load(byName('a timeout in microseconds, and minutes with a fraction of a second')).modules;
+    expect([fine.a.timeoutMs, fine.b.timeoutMs]).toEqual([0.5, 60_500]);
+    expect(httpOf(load(byName('a size with a fraction')).modules.m).bodySizeLimit).toBe(1_572_864);
+    expect(load(byName('header values that YAML reads as a number and a boolean')).modules.m.written.http?.headers).toEqual({ 'X-Count': '5', 'X-Debug': 'true' });
+    expect(load(byName('a query name that YAML reads as a number')).modules.m.written.dns?.query_name).toBe('123');
+    expect(load(byName('a TTL written as a float')).modules.m.written.icmp?.ttl).toBe(64);
+    expect(httpOf(load(byName('status codes in hexadecimal')).modules.m).validStatusCodes).toEqual([200, 204]);
+    expect(load(byName('modules: left empty')).modules).toEqual({});
+    expect(Object.keys(load(byName('a module name YAML reads as a number')).modules)).toEqual(['5']);
+    const twoDocuments = load(byName('two documents'));
+    expect([Object.keys(twoDocuments.modules), twoDocuments.notes]).toEqual([['a'], ['the file holds more than one YAML document; only the first is read, as blackbox_exporter does']]);
+    expect(load(byName('a NUL written as an escape')).modules.m.written.http?.headers).toEqual({ 'X-Name': 'a\0b' });
+  });
+
+  it('takes module names as written, __proto__ and constructor included, and finds no module the file lacks', () => {
+    const config = load('modules:\n  __proto__:\n    prober: http\n  constructor:\n    prober: tcp\n');
+    expect(Object.keys(config.modules).sort()).toEqual(['__proto__', 'constructor']);
+    expect(config.modules['constructor' as string].prober).toBe('tcp');
+    expect(config.modules['toString' as string]).toBeUndefined();
+  });
+
+  it('refuses what upstream refuses, saying where and what to do', () => {
+    const byName = (name: string) => UPSTREAM_CONFIGS.find((config) => config.name === name)!.text;
+    const refusal = (text: string | Buffer): string => {
+      try {
+        load(text);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error('loaded');
+    };
+    expect(refusal(byName('invalid UTF-8'))).toBe('blackbox.yml:5: is not valid UTF-8; save the file as UTF-8');
+    expect(refusal(byName('a NUL byte'))).toBe('blackbox.yml:5: a NUL character is not allowed in a YAML file; remove it, or write \\0 in a double-quoted string');
+    expect(refusal(byName('a key given twice'))).toBe('blackbox.yml:4: mapping key "a" is given twice, first on line 2; keep one');
+    expect(refusal(byName('an empty file'))).toBe('blackbox.yml:1: the file has no YAML document; write modules: and the modules under it');
+    expect(refusal(byName('a timeout in days'))).toBe('blackbox.yml:4: modules.m.timeout: must be a duration such as 5s, 1.5s, 1m30s or 500ms');
+    expect(refusal(byName('a quoted "true" for a boolean'))).toBe('blackbox.yml:5: modules.m.http.fail_if_ssl: must be a boolean (true or false), not the text "true"');
   });
 });

@@ -1,11 +1,14 @@
 /**
  * ICMP sockets from the native addon in exporter/native (Node has neither raw nor ping sockets).
- * The addon is built from source by `npm ci`; where it is missing, opening a socket fails with a message
- * saying so instead of the exporter failing to start, so the other probers keep working.
+ * The addon is built from source by `npm ci`, and a release bundle carries it beside the bundle; where it is
+ * missing, the exporter says so once at start and every icmp probe fails saying so, while the exporter and its
+ * other probers keep working.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { isMainThread } from 'node:worker_threads';
+import { logfmt } from '../../log';
 
 export type IcmpFamily = 4 | 6;
 
@@ -41,39 +44,57 @@ interface Addon {
   close(handle: unknown): void;
 }
 
-const ADDON_RELATIVE_PATH = join('native', 'build', 'Release', 'icmp_socket.node');
+const ADDON_FILE = 'icmp_socket.node';
+const ADDON_BUILD_PATH = join('native', 'build', 'Release', ADDON_FILE);
 
 /**
- * The addon sits in exporter/native/build/Release. This file runs from exporter/src/probers/shared (tests,
- * tsx) or bundled into exporter/dist (the exporter bin, the container image): walk up to the exporter
- * folder, whichever of those it is.
+ * Where the addon is looked for. First beside the bundle: a release bundle and an installed exporter
+ * (/opt/probekit/exporter) keep the two files in one folder. Then the build output, native/build/Release, in
+ * this folder or one above it: tests and tsx run this file from exporter/src/probers/icmp, the exporter bin
+ * runs it bundled into exporter/dist, and the container image copies the build output beside the bundle.
  */
-function findAddon(): string | undefined {
-  let folder = __dirname;
-  for (;;) {
-    const candidate = join(folder, ADDON_RELATIVE_PATH);
-    if (existsSync(candidate)) return candidate;
-    const parent = dirname(folder);
-    if (parent === folder) return undefined;
-    folder = parent;
+function addonCandidates(): string[] {
+  const candidates = [join(__dirname, ADDON_FILE)];
+  for (let folder = __dirname; ; folder = dirname(folder)) {
+    candidates.push(join(folder, ADDON_BUILD_PATH));
+    if (dirname(folder) === folder) return candidates;
   }
 }
 
-let addon: Addon | Error | undefined;
+/** Why the addon cannot be loaded, with the path that was tried (where it belongs when it is nowhere). */
+interface AddonFailure {
+  readonly path: string;
+  readonly reason: string;
+}
+
+let addon: Addon | AddonFailure | undefined;
 
 function loadAddon(): Addon {
   if (addon === undefined) {
-    const path = findAddon();
+    const candidates = addonCandidates();
+    const path = candidates.find((candidate) => existsSync(candidate));
     try {
-      if (path === undefined) throw new Error(`${ADDON_RELATIVE_PATH} not found`);
+      if (path === undefined) throw new Error(`no such file (nor ${ADDON_BUILD_PATH} in ${__dirname} or a folder above it)`);
       // createRequire keeps the bundler from trying to inline a binary module.
       addon = createRequire(__filename)(path) as Addon;
     } catch (error) {
-      addon = new Error(`the ICMP addon (exporter/native, built by npm ci) cannot be loaded: ${(error as Error).message}`);
+      addon = { path: path ?? candidates[0], reason: (error as Error).message.split('\n')[0] };
     }
   }
-  if (addon instanceof Error) throw addon;
+  if ('path' in addon) throw new Error(`the ICMP addon cannot be loaded from ${addon.path}: ${addon.reason}`);
   return addon;
+}
+
+// Said once, when the exporter starts, rather than first at an icmp probe: an exporter without its addon is a
+// broken install, and the path named is where the addon belongs. The config loader's worker thread runs the
+// same code and probes nothing: it stays silent.
+if (isMainThread) {
+  try {
+    loadAddon();
+  } catch {
+    const failure = addon as AddonFailure;
+    process.stderr.write(`${logfmt('warn', 'The ICMP addon cannot be loaded; icmp probes will fail', { path: failure.path, err: failure.reason })}\n`);
+  }
 }
 
 /** Opens an ICMP socket; throws an IcmpSocketError (code EPERM, EACCES...) when the kernel refuses. */

@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { Gauge, type Registry } from 'prom-client';
 import { tcpTarget, type QueryStep, type TcpSettings } from './definition';
-import { expandGoTemplate } from '../../config/regexp';
+import { expandGoTemplate, type GoMatch } from '../../config/regexp';
 import { PROBE_FAILED_DUE_TO_REGEX, gauge } from '../../metrics';
 import { PROBE_EXPECT_INFO, PROBE_FAILED_DUE_TO_BYTES } from './metrics';
 import { resolveTargetAddress } from '../shared/address';
@@ -62,13 +62,13 @@ function bytesOf(value: string | Buffer | undefined): Buffer {
  * `send` with `expect`'s captures expanded. Bytes are expanded as Latin-1 text, which maps each byte to
  * one character and back, so the bytes around a `${1}` stay exactly as they were.
  */
-function expandSend(send: string | Buffer, match: RegExpExecArray): Buffer {
+function expandSend(send: string | Buffer, match: GoMatch): Buffer {
   if (typeof send === 'string') return Buffer.from(expandGoTemplate(send, match), 'utf8');
   return Buffer.from(expandGoTemplate(send.toString('latin1'), match), 'latin1');
 }
 
 /** Label names of probe_expect_info are the module's; one gauge serves every step that names the same ones. */
-function expectInfo(registry: Registry, labels: NonNullable<QueryStep['labels']>, match: RegExpExecArray): void {
+function expectInfo(registry: Registry, labels: NonNullable<QueryStep['labels']>, match: GoMatch): void {
   const names = labels.map((label) => label.name);
   let metric = registry.getSingleMetric(PROBE_EXPECT_INFO.name) as Gauge | undefined;
   metric ??= new Gauge({ name: PROBE_EXPECT_INFO.name, help: PROBE_EXPECT_INFO.help, labelNames: names, registers: [registry] });
@@ -91,7 +91,7 @@ async function queryResponses(
     let send = bytesOf(step.send);
     if (step.expect !== undefined) {
       const pattern = step.expect.regexp;
-      let match: RegExpExecArray | null = null;
+      let match: GoMatch | null = null;
       let line: string | undefined;
       while (match === null && (line = await connection.reader.line()) !== undefined) {
         logger.debug('Read line', { line });

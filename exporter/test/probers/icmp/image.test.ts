@@ -72,9 +72,12 @@ describe('the icmp addon in the image', () => {
       }
     }
 
-    it('without the addon, icmp probes fail saying so and the exporter keeps serving', async () => {
-      const { text } = await probeIcmpThroughBundle();
-      expect(text).toMatch(/ICMP addon \(exporter\/native, built by npm ci\) cannot be loaded/);
+    it('without the addon, the exporter says so once at start naming where it belongs, icmp probes fail saying so, and the exporter keeps serving', async () => {
+      const { text, log } = await probeIcmpThroughBundle();
+      const expected = `the ICMP addon cannot be loaded from ${join(dir, 'icmp_socket.node')}: no such file`;
+      expect(text).toContain(expected);
+      const startLines = log.split('\n').filter((line) => line.includes('msg="The ICMP addon cannot be loaded; icmp probes will fail"'));
+      expect(startLines).toEqual([expect.stringContaining(`level=warn msg="The ICMP addon cannot be loaded; icmp probes will fail" path=${join(dir, 'icmp_socket.node')} err="no such file`)]);
     });
 
     (rawSocketsAllowed() ? it : it.skip)('with the addon beside it, as in the image, icmp probes work', async () => {

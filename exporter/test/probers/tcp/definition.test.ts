@@ -35,7 +35,7 @@ describe('the tcp section', () => {
     ).modules.m;
     if (module.prober !== 'tcp') throw new Error('not a tcp module');
     const [greeting, binary, empty] = module.tcp.steps;
-    expect(greeting.expect?.regexp.exec('220 mx.example ESMTP')?.[1]).toBe('mx.example');
+    expect(greeting.expect?.regexp.exec('220 mx.example ESMTP')?.group(1)).toBe('mx.example');
     expect(greeting).toMatchObject({ send: 'EHLO ${1}', startTls: false, expectBytes: undefined });
     expect(binary).toMatchObject({ expectBytes: Buffer.from([0, 1]), startTls: true });
     // Empty text expects nothing, as upstream: no step waits for zero bytes.

@@ -1,0 +1,139 @@
+/**
+ * Loading the config file without holding up the server. A worker thread reads, parses and validates the
+ * file, compiling every module (which checks every pattern), and hands each module over as written as soon
+ * as it compiled; this thread compiles those again, in slices that give the event loop back between them,
+ * while the worker goes on with the next. Probes and /-/healthy are answered while even a very large file
+ * loads, and the two threads work at once. Only plain data crosses between the threads: compiled patterns,
+ * URLs and Buffers do not, so each thread makes its own. A refused file discards what was compiled.
+ */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { isMainThread, MessageChannel, parentPort, receiveMessageOnPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
+import { ConfigError, loadConfigFile, moduleRecord, type LoadedConfig, type LocatedProblem, type WrittenModules } from './load';
+import { compileParsed, type CompiledModule, type PatternCache } from './module';
+
+const ROLE = 'probekit-config-loader';
+/**
+ * Modules per message, and messages sent before this thread has compiled one: each message costs this thread
+ * its decoding, and Node decodes every message waiting on a port in one go, so the worker sends the next
+ * only when this thread asks for it.
+ */
+const MODULES_PER_MESSAGE = 1000;
+const MESSAGES_AHEAD = 2;
+/** How long one slice of compiling may hold the event loop. */
+const SLICE_MILLISECONDS = 10;
+
+type LoaderMessage =
+  | { readonly kind: 'modules'; readonly modules: WrittenModules }
+  | { readonly kind: 'loaded'; readonly notes: readonly string[] }
+  | { readonly kind: 'refused'; readonly file: string; readonly problems: readonly LocatedProblem[] }
+  | { readonly kind: 'failed'; readonly message: string };
+
+interface LoaderData {
+  readonly role: typeof ROLE;
+  readonly file: string;
+  /** Where this thread asks for the next message, one word per message. */
+  readonly asks: MessagePort;
+}
+
+/** The worker's side: load the file, sending compiled modules as asked, then say how it ended. */
+async function serveLoad(port: NonNullable<typeof parentPort>, { file, asks }: LoaderData): Promise<void> {
+  const ready: Array<WrittenModules[number][]> = [[]];
+  let allowed = MESSAGES_AHEAD;
+  const send = (): void => {
+    while (receiveMessageOnPort(asks) !== undefined) allowed += 1;
+    while (allowed > 0 && ready.length > 1) {
+      allowed -= 1;
+      port.postMessage({ kind: 'modules', modules: ready.shift()! } satisfies LoaderMessage);
+    }
+  };
+  let reply: LoaderMessage;
+  try {
+    const config = await loadConfigFile(file, (name, module) => {
+      const batch = ready.at(-1)!;
+      batch.push([name, module.written]);
+      if (batch.length < MODULES_PER_MESSAGE) return;
+      ready.push([]);
+      send();
+    });
+    ready.push([]);
+    while (ready.length > 1) {
+      send();
+      if (ready.length > 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    reply = { kind: 'loaded', notes: config.notes };
+  } catch (error) {
+    reply = error instanceof ConfigError ? { kind: 'refused', file: error.file, problems: error.problems } : { kind: 'failed', message: String((error as Error).stack ?? error) };
+  }
+  port.postMessage(reply);
+  asks.close();
+}
+
+if (!isMainThread && parentPort && (workerData as Partial<LoaderData> | null)?.role === ROLE) {
+  void serveLoad(parentPort, workerData as LoaderData);
+}
+
+/**
+ * What the worker runs. The bundle is one file, and loading it in a worker with this role starts serveLoad
+ * above. From source (tests, tsx) the worker first registers tsx's TypeScript loader, as its process did.
+ */
+function workerSource(): string {
+  const self = JSON.stringify(__filename);
+  if (!__filename.endsWith('.ts')) return `require(${self});`;
+  return `require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${self});`;
+}
+
+/** Compiles modules that already passed a load, a slice at a time, into `modules`. */
+async function compileInSlices(file: string, written: WrittenModules, modules: Record<string, CompiledModule>, patterns: PatternCache): Promise<void> {
+  let sliceStarted = performance.now();
+  for (const [name, module] of written) {
+    const compiled = compileParsed(name, module, undefined, patterns);
+    // The worker compiled the same module without a problem; a difference would be a bug here, said as such.
+    if ('problems' in compiled) throw new ConfigError(file, compiled.problems);
+    modules[name] = compiled.module;
+    if (performance.now() - sliceStarted > SLICE_MILLISECONDS) {
+      await yieldToEventLoop();
+      sliceStarted = performance.now();
+    }
+  }
+}
+
+/** Loads and compiles the config file while this thread keeps serving; rejects with ConfigError when it is refused. */
+export function loadConfigOffThread(file: string): Promise<LoadedConfig> {
+  return new Promise((resolve, reject) => {
+    const modules = moduleRecord();
+    const patterns: PatternCache = new Map();
+    const { port1: ask, port2: asks } = new MessageChannel();
+    let compiling = Promise.resolve();
+    let settled = false;
+    const worker = new Worker(workerSource(), { eval: true, workerData: { role: ROLE, file, asks } satisfies LoaderData, transferList: [asks] });
+    const finish = (outcome: () => Promise<LoadedConfig>): void => {
+      if (settled) return;
+      settled = true;
+      outcome().then(resolve, reject);
+      ask.close();
+      void worker.terminate();
+    };
+    worker.on('message', (message: LoaderMessage) => {
+      switch (message.kind) {
+        case 'modules':
+          compiling = compiling.then(async () => {
+            await compileInSlices(file, message.modules, modules, patterns);
+            if (!settled) ask.postMessage('next');
+          });
+          compiling.catch((error: unknown) => finish(() => Promise.reject(error as Error)));
+          return;
+        case 'loaded':
+          return finish(async () => {
+            await compiling;
+            return { modules, notes: message.notes };
+          });
+        case 'refused':
+          return finish(() => Promise.reject(new ConfigError(message.file, message.problems)));
+        case 'failed':
+          return finish(() => Promise.reject(new Error(`loading ${file} failed: ${message.message}`)));
+      }
+    });
+    worker.on('error', (error) => finish(() => Promise.reject(error)));
+    worker.on('exit', (code) => finish(() => Promise.reject(new Error(`the thread loading ${file} stopped (exit code ${code}) before it finished`))));
+  });
+}

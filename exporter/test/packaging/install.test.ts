@@ -1,0 +1,333 @@
+/**
+ * install.sh from the release bundles, into a temporary root, for amd64 and arm64. The installed exporter is run
+ * exactly as the unit's ExecStart says (for arm64, /usr/bin/node is the arm64 Node under qemu-user), from the
+ * installed paths (the staged /etc and /opt laid over the machine's in a mount namespace) and on port 9115 (in a
+ * network namespace of its own), as an unprivileged user with only the capability the unit grants: setpriv stands in
+ * for systemd's User= and AmbientCapabilities=, and a uid no account has for the service user (the test creates no
+ * account on this machine). It answers http, tcp and icmp probes of loopback; Debian's Prometheus, reading the
+ * agent file as written, scrapes every job. Then: a second install changes no byte, a job removed from the spec
+ * leaves the agent file while the hand-written one stays, a broken agent file is refused untouched, and uninstall
+ * leaves the root as it was, backups aside. What cannot run here: systemd itself (the unit's sandboxing, the
+ * restarts and statuses), which is not PID 1 on this machine; the unit is checked by systemd-analyze instead.
+ */
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { parse } from 'yaml';
+import { metricValue, parseMetrics } from '../../loopback/metrics-text';
+import { requireBinary } from '../../../test/support/integration';
+import {
+  ARCHES,
+  buildReleases,
+  eventually,
+  fetchInNamespace,
+  inNamespace,
+  nodeFor,
+  releaseToolsPresent,
+  rootHere,
+  run,
+  start,
+  startInNamespace,
+  unpack,
+  type Arch,
+  type Process,
+} from '../support/release';
+
+const PROMETHEUS = '/usr/bin/prometheus';
+/** A uid and gid no account has, standing in for the service user. */
+const SERVICE_UID = 64124;
+const TOKEN = 'install-test-token-5e1f';
+const EXPORTER = 'http://127.0.0.1:9115';
+
+const job = (name: string, module: string, target: string) => `  - { name: ${name}, module: ${module}, targets: ['${target}'], scrapeInterval: 5s, scrapeTimeout: 5s }\n`;
+const SPEC =
+  'modules:\n' +
+  '  web: { preset: http_2xx }\n' +
+  '  tcp: { prober: tcp }\n' +
+  '  ping: { prober: icmp, icmp: { preferred_ip_protocol: ip4 } }\n' +
+  '  private: { preset: http_2xx_with_header, accessToken: { fromEnv: INSTALL_TEST_TOKEN } }\n' +
+  'jobs:\n' +
+  job('web', 'web', `${EXPORTER}/-/healthy`) +
+  job('tcp', 'tcp', '127.0.0.1:9115') +
+  job('ping', 'ping', '127.0.0.1') +
+  job('private', 'private', `${EXPORTER}/-/healthy`);
+/** The same spec without the `private` job and its module (and so its secret file). */
+const SMALLER_SPEC = SPEC.replace(/ {2}private: .*\n/, '').replace(/ {2}- \{ name: private.*\n/, '');
+/** The agent file as the machine had it before: the agent's own settings and a job written by hand. */
+const HAND_WRITTEN_AGENT_FILE = [
+  '# The agent, configured by hand',
+  'global:',
+  '  scrape_interval: 5s # often, for the test',
+  'scrape_configs:',
+  "  # the exporter's own metrics, a job written by hand",
+  '  - job_name: exporter-metrics',
+  '    static_configs:',
+  '      - targets: [127.0.0.1:9115]',
+  '',
+].join('\n');
+
+/** Every path under `root` with its type, mode, owner and content digest. */
+function snapshot(root: string): Record<string, string> {
+  const entries: Record<string, string> = {};
+  const walk = (folder: string) => {
+    for (const name of readdirSync(folder)) {
+      const path = join(folder, name);
+      const stat = lstatSync(path);
+      const digest = stat.isFile() ? createHash('sha256').update(readFileSync(path)).digest('hex') : '';
+      entries[relative(root, path)] = `${stat.isDirectory() ? 'd' : 'f'} ${(stat.mode & 0o7777).toString(8)} ${stat.uid}:${stat.gid} ${digest}`;
+      if (stat.isDirectory()) walk(path);
+    }
+  };
+  walk(root);
+  return entries;
+}
+
+const isBackup = (path: string) => /\.probekit-backup-\d{8}T\d{6}\.\d+Z$/.test(path);
+const withoutBackups = (entries: Record<string, string>) => Object.fromEntries(Object.entries(entries).filter(([path]) => !isBackup(path)));
+
+const present = releaseToolsPresent() && rootHere() && requireBinary(PROMETHEUS);
+
+(present ? describe : describe.skip)('install.sh from the release bundles', () => {
+  let work: string;
+  const bundles: Partial<Record<Arch, string>> = {};
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'probekit-install-test-'));
+    // Readable by the service user, as a machine's / is.
+    chmodSync(work, 0o755);
+    const tarballs = await buildReleases(join(work, 'out'));
+    for (const arch of ARCHES) bundles[arch] = await unpack(tarballs[arch], join(work, 'bundles'));
+    writeFileSync(join(work, 'spec.yaml'), SPEC);
+    writeFileSync(join(work, 'smaller-spec.yaml'), SMALLER_SPEC);
+  }, 120_000);
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  const install = (arch: Arch, args: readonly string[], installer = join(bundles[arch]!, 'install.sh')) =>
+    run('bash', [installer, '--exporter', 'blackbox', ...args], { env: { ...process.env, INSTALL_TEST_TOKEN: TOKEN }, cwd: work });
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+    );
+
+  describe.each(ARCHES)('%s', (arch) => {
+    let root: string;
+    let before: Record<string, string>;
+    let installed: Record<string, string>;
+    const agentFile = () => join(root, 'etc/acme/agent-config.yaml');
+    const jobNames = () => (parse(readFileSync(agentFile(), 'utf8')) as { scrape_configs: Array<{ job_name: string }> }).scrape_configs.map((entry) => entry.job_name);
+
+    beforeAll(() => {
+      root = join(work, `root-${arch}`);
+      mkdirSync(join(root, 'etc/acme'), { recursive: true });
+      writeFileSync(agentFile(), HAND_WRITTEN_AGENT_FILE);
+      before = snapshot(root);
+    });
+
+    it('installs from the spec; the exporter, run as the unit says, answers http, tcp and icmp; Prometheus scrapes every job', async () => {
+      const { stdout } = await install(arch, ['--vendor', 'acme', '--spec', 'spec.yaml', '--arch', arch, '--root', root]);
+      expect(stdout).toContain(`installed (${arch}) the probekit exporter under ${root}; systemd does not run here, so on the machine, as root, run:`);
+      expect(stdout).toContain('\n  systemctl restart acme-agent.service\n');
+      // The printed commands give the secret file to the service user; here, to the uid standing in for it.
+      const chowns = [...stdout.matchAll(/^ {2}chown probekit-exporter:probekit-exporter (\S+)$/gm)].map(([, path]) => path);
+      expect(chowns).toEqual(['/etc/acme/exporters/blackbox/secrets/private.authentication']);
+      for (const path of chowns) chownSync(join(root, path), SERVICE_UID, SERVICE_UID);
+      expect(readFileSync(join(root, chowns[0]), 'utf8')).toBe(`Bearer ${TOKEN}`);
+      expect(readFileSync(join(root, 'etc/acme/exporters/blackbox/config.yaml'), 'utf8')).not.toContain(TOKEN);
+
+      const unit = readFileSync(join(root, 'etc/systemd/system/probekit-exporter.service'), 'utf8');
+      const execStart = /^ExecStart=(.*)$/m.exec(unit)![1].split(' ');
+      expect(execStart.slice(0, 2)).toEqual(['/usr/bin/node', '/opt/probekit/exporter/probekit-exporter.js']);
+      expect(unit).toContain('\nUser=probekit-exporter\n');
+      const capabilities = /^AmbientCapabilities=(.*)$/m
+        .exec(unit)![1]
+        .split(' ')
+        .map((name) => name.replace(/^CAP_/, '').toLowerCase());
+      expect(capabilities).toEqual(['net_raw']);
+      const caps = ['-all', ...capabilities.map((name) => `+${name}`)].join(',');
+      const asTheUnitSays = [
+        'setpriv',
+        `--reuid=${SERVICE_UID}`,
+        `--regid=${SERVICE_UID}`,
+        '--clear-groups',
+        `--inh-caps=${caps}`,
+        `--ambient-caps=${caps}`,
+        `--bounding-set=${caps}`,
+        '--no-new-privs',
+        '--',
+      ];
+      const exporter = startInNamespace({ '/etc': join(root, 'etc'), '/opt': join(root, 'opt') }, [...asTheUnitSays, ...nodeFor(arch), ...execStart.slice(1)]);
+      let prometheus: Process | undefined;
+      try {
+        const pid = exporter.child.pid!;
+        await eventually(
+          () => fetchInNamespace(pid, `${EXPORTER}/-/healthy`),
+          60_000,
+          () => exporter.output(),
+        );
+        expect(exporter.output()).not.toContain('ICMP addon');
+        for (const [module, target] of [
+          ['web', `${EXPORTER}/-/healthy`],
+          ['tcp', '127.0.0.1:9115'],
+          ['ping', '127.0.0.1'],
+          ['private', `${EXPORTER}/-/healthy`],
+        ]) {
+          const text = await fetchInNamespace(pid, `${EXPORTER}/probe?module=${module}&target=${encodeURIComponent(target)}`);
+          expect([module, metricValue(parseMetrics(text ?? ''), 'probe_success')]).toEqual([module, 1]);
+        }
+
+        // Debian's Prometheus on the agent file exactly as written, beside the exporter on its loopback.
+        const tsdb = join(work, `tsdb-${arch}`);
+        prometheus = start(inNamespace(pid, [PROMETHEUS, `--config.file=${agentFile()}`, `--storage.tsdb.path=${tsdb}`, '--web.listen-address=127.0.0.1:9090']));
+        const query = async (expression: string) => {
+          const body = await fetchInNamespace(pid, `http://127.0.0.1:9090/api/v1/query?query=${encodeURIComponent(expression)}`);
+          const results = (JSON.parse(body ?? '{}') as { data?: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } }).data?.result ?? [];
+          return Object.fromEntries(results.map((result) => [result.metric.job, result.value[1]]));
+        };
+        const successes = await eventually(
+          async () => {
+            const values = await query('probe_success');
+            return Object.keys(values).length === 4 ? values : undefined;
+          },
+          60_000,
+          () => prometheus!.output(),
+        );
+        expect(successes).toEqual({ web: '1', tcp: '1', ping: '1', private: '1' });
+        expect(await query('up{job="exporter-metrics"}')).toEqual({ 'exporter-metrics': '1' });
+      } finally {
+        await prometheus?.stop();
+        await exporter.stop();
+      }
+      installed = snapshot(root);
+      // The agent file as it was is kept beside it, the first time it is edited.
+      const backups = Object.keys(installed).filter(isBackup);
+      expect(backups).toEqual([expect.stringMatching(/^etc\/acme\/agent-config\.yaml\.probekit-backup-/)]);
+      expect(readFileSync(join(root, backups[0]), 'utf8')).toBe(HAND_WRITTEN_AGENT_FILE);
+    }, 240_000);
+
+    it('a second install leaves every file byte-identical', async () => {
+      await install(arch, ['--vendor', 'acme', '--spec', 'spec.yaml', '--arch', arch, '--root', root]);
+      expect(snapshot(root)).toEqual(installed);
+    }, 60_000);
+
+    it('a job removed from the spec disappears from the agent file, with its secret file; the hand-written job and the comments stay', async () => {
+      await install(arch, ['--vendor', 'acme', '--spec', 'smaller-spec.yaml', '--arch', arch, '--root', root]);
+      expect(jobNames()).toEqual(['exporter-metrics', 'web', 'tcp', 'ping']);
+      const text = readFileSync(agentFile(), 'utf8');
+      expect(text.startsWith(HAND_WRITTEN_AGENT_FILE)).toBe(true);
+      expect(existsSync(join(root, 'etc/acme/exporters/blackbox/secrets/private.authentication'))).toBe(false);
+      expect(parse(readFileSync(join(root, 'etc/acme/exporters/blackbox/agent-jobs.yaml'), 'utf8'))).toEqual({ jobs: ['web', 'tcp', 'ping'] });
+      // Files the installer wrote and nobody edited since are replaced without a backup.
+      expect(Object.keys(snapshot(root)).filter(isBackup)).toHaveLength(1);
+    }, 60_000);
+
+    it('an agent file that is not valid YAML is refused, and nothing changes', async () => {
+      const valid = readFileSync(agentFile(), 'utf8');
+      writeFileSync(agentFile(), `${valid}  - job_name: [unclosed\n`);
+      const broken = snapshot(root);
+      const result = await failure(install(arch, ['--vendor', 'acme', '--spec', 'spec.yaml', '--arch', arch, '--root', root]));
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`error: ${join(root, 'etc/acme/agent-config.yaml')}: `);
+      expect(result.stderr).toContain("fix the file's YAML first");
+      expect(result.stderr).toContain('install.sh: the host files could not be rendered (above); nothing was changed');
+      expect(snapshot(root)).toEqual(broken);
+      writeFileSync(agentFile(), valid);
+    }, 60_000);
+
+    it('uninstall (the installed copy of install.sh) leaves the root as it was before the install, backups aside', async () => {
+      const { stdout } = await run('bash', [join(root, 'opt/probekit/exporter/install.sh'), '--exporter', 'blackbox', '--uninstall', '--root', root]);
+      expect(stdout).toContain('systemctl disable --now probekit-exporter.service');
+      expect(withoutBackups(snapshot(root))).toEqual(before);
+      expect(readFileSync(agentFile(), 'utf8')).toBe(HAND_WRITTEN_AGENT_FILE);
+    }, 60_000);
+  });
+
+  describe('on a root where nothing was there before', () => {
+    it('--files installs the tree probekit host render wrote, as --spec does, and uninstall leaves nothing', async () => {
+      const viaSpec = join(work, 'via-spec');
+      const viaFiles = join(work, 'via-files');
+      await install('amd64', ['--vendor', 'acme', '--spec', 'spec.yaml', '--root', viaSpec]);
+      const tree = join(work, 'tree');
+      await run(process.execPath, [join(bundles.amd64!, 'probekit.js'), 'host', 'render', '--spec', 'spec.yaml', '--vendor', 'acme', '--out', tree], {
+        cwd: work,
+        env: { ...process.env, INSTALL_TEST_TOKEN: TOKEN },
+      });
+      await install('amd64', ['--files', tree, '--root', viaFiles]);
+      expect(snapshot(viaFiles)).toEqual(snapshot(viaSpec));
+      await install('amd64', ['--uninstall', '--root', viaFiles]);
+      expect(snapshot(viaFiles)).toEqual({});
+    }, 60_000);
+  });
+
+  describe('a live install, on this machine', () => {
+    it('creates the service user, gives it the secret file, prints what systemd would do, and uninstall removes the user', async () => {
+      // In a mount namespace whose /etc, /opt and /var are copy-on-write over a tmpfs: what the installer writes there
+      // (the user in /etc/passwd included) is gone with the namespace, and the machine is left as it was. A mount that
+      // fails stops the script before the installer runs.
+      const installer = join(bundles.amd64!, 'install.sh');
+      const script = [
+        'set -e',
+        'layer=$(mktemp -d)',
+        'mount -t tmpfs tmpfs "$layer"',
+        'for folder in etc opt var; do',
+        '  mkdir -p "$layer/$folder/upper" "$layer/$folder/work"',
+        '  mount -t overlay overlay -o "lowerdir=/$folder,upperdir=$layer/$folder/upper,workdir=$layer/$folder/work" "/$folder"',
+        'done',
+        `bash ${installer} --exporter blackbox --vendor acme --spec spec.yaml`,
+        'echo "user: $(getent passwd probekit-exporter | cut -d: -f3,7)"',
+        'echo "secret: $(stat -c %U:%a /etc/acme/exporters/blackbox/secrets/private.authentication)"',
+        'bash /opt/probekit/exporter/install.sh --exporter blackbox --uninstall',
+        'echo "after: $(getent passwd probekit-exporter || echo no user) $(ls /etc/acme 2>/dev/null || echo no /etc/acme)"',
+      ].join('\n');
+      const { stdout } = await run('unshare', ['--mount', '--', 'sh', '-c', script], { cwd: work, env: { ...process.env, INSTALL_TEST_TOKEN: TOKEN } });
+      expect(stdout).toContain('installed (amd64) the probekit exporter under /; systemd does not run here, so on the machine, as root, run:\n  systemctl daemon-reload\n');
+      expect(stdout).not.toContain('useradd');
+      const [uid, shell] = /^user: (\d+):(\S+)$/m.exec(stdout)!.slice(1);
+      expect([Number(uid) < 1000, shell]).toEqual([true, '/usr/sbin/nologin']);
+      expect(stdout).toContain('\nsecret: probekit-exporter:600\n');
+      expect(stdout).toContain('uninstalled the probekit exporter under /;');
+      expect(stdout).toContain('\nafter: no user no /etc/acme\n');
+      expect(existsSync('/opt/probekit')).toBe(false);
+    }, 60_000);
+  });
+
+  describe('arguments', () => {
+    it('without arguments, or with one it does not know, prints the usage and exits 2', async () => {
+      for (const args of [[], ['--bogus']]) {
+        const result = await failure(run('bash', [join(bundles.amd64!, 'install.sh'), ...args]));
+        expect(result.code).toBe(2);
+        expect(result.stderr).toContain('usage: install.sh --exporter blackbox [--vendor NAME] --spec FILE');
+      }
+    });
+
+    it('names every missing or wrong value, and changes nothing', async () => {
+      const root = join(work, 'untouched');
+      const cases: Array<[string[], string]> = [
+        [['--root'], 'install.sh: --root needs a value (install.sh --help lists them)'],
+        [['--spec', 'spec.yaml', '--root', '--no-start'], 'install.sh: --root needs a value'],
+        [['--spec'], 'install.sh: --spec needs a value'],
+        [['--root', root], 'install.sh: give --spec FILE (the spec to install from) or --files DIR'],
+        [['--spec', 'nope.yaml', '--root', root], 'install.sh: --spec: no such file'],
+        [['--spec', 'spec.yaml', '--files', work, '--root', root], 'install.sh: give --spec FILE or --files DIR, not both'],
+        [['--spec', 'spec.yaml', '--arch', 's390x', '--root', root], "install.sh: --arch: use amd64 or arm64 (got 's390x')"],
+      ];
+      for (const [args, message] of cases) {
+        const result = await failure(install('amd64', args));
+        expect([args, result.code, result.stderr]).toEqual([args, 1, expect.stringContaining(message)]);
+      }
+      const other = await failure(run('bash', [join(bundles.amd64!, 'install.sh'), '--exporter', 'node', '--spec', 'spec.yaml']));
+      expect(other.stderr).toContain("install.sh: --exporter: only blackbox is available (got 'node'); give --exporter blackbox");
+      expect(existsSync(root) ? readdirSync(root) : []).toEqual([]);
+    });
+
+    it("refuses a bundle of another architecture than the machine's (live) or --arch (staged), naming both", async () => {
+      const root = join(work, 'wrong-arch');
+      const staged = await failure(install('amd64', ['--spec', 'spec.yaml', '--arch', 'arm64', '--root', root]));
+      expect(staged).toEqual({ code: 1, stderr: 'install.sh: this bundle is for amd64, but --arch is arm64: use the linux-arm64 bundle, or --arch amd64\n' });
+      const live = await failure(install('arm64', ['--spec', 'spec.yaml']));
+      expect(live).toEqual({ code: 1, stderr: 'install.sh: this bundle is for arm64, but this machine is amd64: use the linux-amd64 bundle\n' });
+      expect(readdirSync(root)).toEqual([]);
+    });
+  });
+});

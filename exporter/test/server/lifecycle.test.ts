@@ -1,0 +1,198 @@
+/**
+ * The exporter's life: reloads that leave the server answering and keep the old config when refused, a
+ * start without a usable config that says why, and a shutdown that lets the probes in flight finish.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Logger } from '../../src/log';
+import { Exporter } from '../../src/server/exporter-server';
+import { largeConfigYaml } from '../../loopback/large-config';
+import { metricValue, parseMetrics } from '../../loopback/metrics-text';
+import { FROM_SOURCE } from '../../loopback/from-source';
+import { freePort, OUR_EXPORTER_MAIN, waitHealthy } from '../../loopback/reference-exporter';
+
+const SMALL = 'modules:\n  web:\n    prober: http\n    timeout: 5s\n    http:\n      preferred_ip_protocol: ip4\n';
+
+let dir: string;
+/** Answers `?say=` (default ok) after `?delay=` milliseconds, or never for /stall. */
+let target: Server;
+let targetUrl: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'probekit-lifecycle-'));
+  target = createServer((request, response) => {
+    if (request.url === '/stall') return;
+    const query = new URL(request.url ?? '/', 'http://x').searchParams;
+    setTimeout(() => response.end(query.get('say') ?? 'ok'), Number(query.get('delay') ?? 0));
+  }).listen(0, '127.0.0.1');
+  await once(target, 'listening');
+  targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+});
+
+afterAll(() => {
+  target.closeAllConnections();
+  target.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Asks /-/healthy every 50 ms until `done`; each answer's time in milliseconds (Infinity for none within 5 s). */
+async function healthLatencies(baseUrl: string, done: () => boolean): Promise<number[]> {
+  const latencies: number[] = [];
+  while (!done()) {
+    const started = performance.now();
+    const ok = await fetch(`${baseUrl}/-/healthy`, { signal: AbortSignal.timeout(5000) }).then(
+      (response) => response.ok,
+      () => false,
+    );
+    latencies.push(ok ? performance.now() - started : Infinity);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return latencies;
+}
+
+describe('reloads', () => {
+  let exporter: Exporter;
+  let base: string;
+  let configFile: string;
+  const metric = async (name: string) => metricValue(parseMetrics(await (await fetch(`${base}/metrics`)).text()), name);
+  const probe = async (module: string, path = '/') => (await fetch(`${base}/probe?module=${module}&target=${encodeURIComponent(targetUrl + path)}`)).text();
+
+  beforeAll(async () => {
+    configFile = join(dir, 'reload.yml');
+    writeFileSync(configFile, SMALL);
+    exporter = new Exporter({ configFile, timeoutOffsetSeconds: 0.5, historyLimit: 3, log: new Logger('error', () => undefined) });
+    await exporter.reload();
+    base = `http://127.0.0.1:${await exporter.listen('127.0.0.1', 0)}`;
+  });
+  afterAll(() => exporter.close());
+
+  it('answer /-/healthy within a second, every time, while 44,000 modules load', async () => {
+    writeFileSync(configFile, largeConfigYaml(44_000));
+    let status: number | undefined;
+    const reload = fetch(`${base}/-/reload`, { method: 'POST' }).then((response) => {
+      status = response.status;
+    });
+    const latencies = await healthLatencies(base, () => status !== undefined);
+    await reload;
+    expect(status).toBe(200);
+    expect(latencies.length).toBeGreaterThan(10);
+    expect(latencies.filter((latency) => latency >= 1000)).toEqual([]);
+    // The first module of the new file wants "service-0 ok" or "service-0 up" in the body.
+    expect([await probe('module_00000', '/?say=service-0%20up'), await probe('module_00000', '/?say=down')].map((text) => /^probe_success (\d)$/m.exec(text)?.[1])).toEqual(['1', '0']);
+    expect(await metric('blackbox_exporter_config_last_reload_successful')).toBe(1);
+  }, 180_000);
+
+  it('keep the old config when the file is refused, and say so in the metrics', async () => {
+    writeFileSync(configFile, SMALL);
+    await exporter.reload();
+    const loadedAt = await metric('blackbox_exporter_config_last_reload_success_timestamp_seconds');
+    writeFileSync(configFile, `${SMALL}  broken:\n    prober: http\n    http:\n      fail_if_body_matches_regexp: ["(?=lookahead)"]\n`);
+    const refused = await fetch(`${base}/-/reload`, { method: 'POST' });
+    expect(refused.status).toBe(500);
+    expect(await refused.text()).toMatch(/reload\.yml:10: modules\.broken\.http\.fail_if_body_matches_regexp\[0\]: could not compile regular expression/);
+    expect(await metric('blackbox_exporter_config_last_reload_successful')).toBe(0);
+    expect(await metric('blackbox_exporter_config_last_reload_success_timestamp_seconds')).toBe(loadedAt);
+    expect(await probe('web')).toMatch(/^probe_success 1$/m);
+    expect(await probe('broken')).toMatch(/Unknown module "broken"/);
+    expect(await probe('constructor')).toMatch(/Unknown module "constructor"/);
+
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    writeFileSync(configFile, SMALL);
+    expect((await fetch(`${base}/-/reload`, { method: 'POST' })).status).toBe(200);
+    expect(await metric('blackbox_exporter_config_last_reload_successful')).toBe(1);
+    expect(await metric('blackbox_exporter_config_last_reload_success_timestamp_seconds')).toBeGreaterThan(loadedAt!);
+  });
+});
+
+interface Started {
+  readonly child: ChildProcess;
+  readonly base: string;
+  readonly stderr: () => string;
+  readonly exited: Promise<{ code: number | null; at: number }>;
+}
+
+/** Our exporter as its own process, from source. */
+async function startOurs(configText: string | undefined, flags: readonly string[] = []): Promise<Started> {
+  const configFile = join(dir, `process-${Math.random().toString(36).slice(2)}.yml`);
+  if (configText !== undefined) writeFileSync(configFile, configText);
+  const port = await freePort();
+  const child = spawn(process.execPath, [...FROM_SOURCE, OUR_EXPORTER_MAIN, `--config.file=${configFile}`, `--web.listen-address=127.0.0.1:${port}`, ...flags], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = once(child, 'exit').then(([code]) => ({ code: code as number | null, at: performance.now() }));
+  return { child, base: `http://127.0.0.1:${port}`, stderr: () => stderr, exited };
+}
+
+describe('start', () => {
+  it('without its config file: says which file and why, and exits 1', async () => {
+    const started = await startOurs(undefined);
+    expect((await started.exited).code).toBe(1);
+    expect(started.stderr()).toMatch(/level=error msg="Error loading config; there is no config to serve" file=\S+process-\w+\.yml/);
+    expect(started.stderr()).toMatch(/level=error msg="Config problem" problem="\S+process-\w+\.yml: cannot read the config file: ENOENT"/);
+    expect(started.stderr()).not.toMatch(/previous config/);
+  }, 30_000);
+
+  it('with a config it refuses: every problem with its line, and exits 1', async () => {
+    const started = await startOurs('modules:\n  a:\n    prober: smtp\n  b:\n    prober: http\n    timeout: 1d\n');
+    expect((await started.exited).code).toBe(1);
+    expect(started.stderr()).toMatch(/msg="Config problem" problem="\S+\.yml:3: modules\.a\.prober: the text \\"smtp\\" is not allowed/);
+    expect(started.stderr()).toMatch(/msg="Config problem" problem="\S+\.yml:6: modules\.b\.timeout: must be a duration/);
+  }, 30_000);
+});
+
+describe('shutdown on SIGTERM', () => {
+  it('stops accepting, answers the 5 probes in flight, and exits 0', async () => {
+    const started = await startOurs(SMALL);
+    await waitHealthy(started.base, started.child, started.stderr);
+    const probes = Array.from({ length: 5 }, () => fetch(`${started.base}/probe?module=web&target=${encodeURIComponent(`${targetUrl}/?delay=1500`)}`).then((response) => response.text()));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    started.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const late = await fetch(`${started.base}/-/healthy`).then(
+      () => 'answered',
+      (error: Error) => String((error.cause as Error | undefined)?.message ?? error.message),
+    );
+    const answers = await Promise.all(probes);
+    expect(answers.filter((text) => /^probe_success 1$/m.test(text))).toHaveLength(5);
+    expect(late).toMatch(/ECONNREFUSED/);
+    expect((await started.exited).code).toBe(0);
+  }, 30_000);
+
+  it('gives probes in flight no more than --web.shutdown-timeout', async () => {
+    const started = await startOurs(SMALL.replace('timeout: 5s', 'timeout: 20s'), ['--web.shutdown-timeout=500ms']);
+    await waitHealthy(started.base, started.child, started.stderr);
+    const stalled = fetch(`${started.base}/probe?module=web&target=${encodeURIComponent(`${targetUrl}/stall`)}`).then(
+      () => 'answered',
+      () => 'cut',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const signalled = performance.now();
+    started.child.kill('SIGTERM');
+    const { code, at } = await started.exited;
+    expect(code).toBe(0);
+    expect(at - signalled).toBeLessThan(3000);
+    expect(await stalled).toBe('cut');
+    expect(started.stderr()).toMatch(/Shutdown timeout reached; closing requests still in flight/);
+  }, 30_000);
+
+  it('stops at once on a second signal, of either kind', async () => {
+    const started = await startOurs(SMALL.replace('timeout: 5s', 'timeout: 20s'));
+    await waitHealthy(started.base, started.child, started.stderr);
+    const stalled = fetch(`${started.base}/probe?module=web&target=${encodeURIComponent(`${targetUrl}/stall`)}`).catch(() => 'cut');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const signalled = performance.now();
+    started.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    started.child.kill('SIGINT');
+    const { at } = await started.exited;
+    expect(at - signalled).toBeLessThan(3000);
+    expect(await stalled).toBe('cut');
+  }, 30_000);
+});

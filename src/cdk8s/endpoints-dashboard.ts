@@ -1,0 +1,60 @@
+/**
+ * The endpoints dashboard in a cluster: a ConfigMap labelled for Grafana's dashboard sidecar, which loads every
+ * ConfigMap carrying its label (`grafana_dashboard: "1"` by default in the Grafana chart), and the same JSON, which
+ * ProbekitApp writes as `<chart>.dashboard.json` beside the manifests for importing by hand.
+ */
+import { Chart } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-28';
+import { Construct, type IConstruct } from 'constructs';
+import { DEFAULTS, kubernetesObjectName } from '../model';
+import { buildDashboard, dashboardFileText, type DashboardJson, type DashboardOptions } from '../render/dashboard';
+import { probekitLabels } from '../render/labels';
+
+export interface EndpointsDashboardProps {
+  /** @default Endpoints */
+  readonly title?: string;
+  /** Grafana's uid of the dashboard, also the ConfigMap's name and key. @default probekit-endpoints */
+  readonly uid?: string;
+  /** Where a browser reaches the exporter, the base of the debug links. @default http://localhost:9115 */
+  readonly exporterUrl?: string;
+  /** Labels by which Grafana's sidecar finds the ConfigMap. @default { grafana_dashboard: '1' } */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Days left at which a certificate turns orange, and red. @default 21 and 7, the alerts' defaults */
+  readonly certificateWarningDays?: number;
+  readonly certificateCriticalDays?: number;
+}
+
+export class EndpointsDashboard extends Construct {
+  /** Finds every EndpointsDashboard below `scope`. */
+  static all(scope: IConstruct): EndpointsDashboard[] {
+    return scope.node.findAll().filter((child): child is EndpointsDashboard => child instanceof EndpointsDashboard);
+  }
+
+  readonly dashboard: DashboardJson;
+  readonly configMap: kplus.ConfigMap;
+
+  constructor(scope: Construct, id: string, props: EndpointsDashboardProps = {}) {
+    super(scope, id);
+    const options: DashboardOptions = {
+      title: props.title ?? DEFAULTS.dashboard.title,
+      uid: props.uid ?? DEFAULTS.dashboard.uid,
+      exporterUrl: props.exporterUrl ?? DEFAULTS.exporterExternalUrl,
+      certificateWarningDays: props.certificateWarningDays ?? DEFAULTS.alerts.thresholds.certificateWarningDays,
+      certificateCriticalDays: props.certificateCriticalDays ?? DEFAULTS.alerts.thresholds.certificateCriticalDays,
+    };
+    this.dashboard = buildDashboard(options);
+    this.configMap = new kplus.ConfigMap(this, 'config-map', {
+      metadata: { name: `${kubernetesObjectName(options.uid)}-dashboard`, labels: { ...probekitLabels({ component: 'dashboard' }), ...(props.labels ?? DEFAULTS.dashboard.labels) } },
+    });
+    this.configMap.addData(`${options.uid}.json`, this.toJson());
+  }
+
+  /** The file name beside the chart's manifests: `<chart>.dashboard.json`. */
+  get fileName(): string {
+    return `${Chart.of(this).node.id}.dashboard.json`;
+  }
+
+  toJson(): string {
+    return dashboardFileText(this.dashboard);
+  }
+}

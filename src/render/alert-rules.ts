@@ -1,0 +1,222 @@
+/**
+ * Spec to Prometheus alerting rules: one group per job, with that job's thresholds, and one for the exporter itself.
+ * The same groups are the rule file (single machine, any Prometheus's `rule_files`) and the PrometheusRule object's
+ * spec (the Prometheus Operator writes its groups into a rule file as they are).
+ *
+ * Every alert carries `job` and `instance` (the target, or the exporter's address), because each expression keeps
+ * the labels of the probe's series; its summary names the target, and `debug_url` links to the exporter's debug
+ * output for it.
+ */
+import { stringify } from 'yaml';
+import { parseDuration } from '@probekit/exporter';
+import type { Job, Spec, SpecModule } from '../model';
+import { probeDebugUrl, statusPageUrl } from './debug-links';
+import { CONFIG_RELOAD_SUCCESSFUL, PROBE_METRICS } from './probe-metrics';
+import { EXPORTER_JOB_NAME } from './scrape-job';
+
+export interface AlertRule {
+  readonly alert: string;
+  readonly expr: string;
+  readonly for?: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+}
+
+export interface RuleGroup {
+  readonly name: string;
+  readonly rules: readonly AlertRule[];
+}
+
+export interface RuleFile {
+  readonly groups: readonly RuleGroup[];
+}
+
+/** The alerts' names, each once. */
+export const ALERTS = {
+  endpointDown: 'EndpointDown',
+  httpStatus: 'EndpointHttpStatus',
+  slow: 'EndpointSlow',
+  certificateExpiringSoon: 'CertificateExpiringSoon',
+  certificateExpiringCritical: 'CertificateExpiringCritical',
+  certificateExpired: 'CertificateExpired',
+  configReloadFailed: 'ExporterConfigReloadFailed',
+  errorBudgetBurnFast: 'EndpointErrorBudgetBurnFast',
+  errorBudgetBurnSlow: 'EndpointErrorBudgetBurnSlow',
+  uptimeBelowObjective: 'EndpointUptimeBelowObjective',
+} as const;
+
+/** The window an objective is measured over. */
+export const OBJECTIVE_WINDOW = '30d';
+const OBJECTIVE_WINDOW_DAYS = 30;
+
+/**
+ * Multi-window, multi-burn-rate alerts for a 30-day objective, as the SRE workbook sets them out: an alert
+ * fires when the error rate over the long window is `factor` times what the objective allows (14.4 times spends
+ * 2% of the month's budget in one hour, 6 times 5% in six hours), and the short window, a twelfth of the long
+ * one, shows it is still going on, so the alert ends soon after the failures do. Both page: at these rates
+ * the budget is gone in about two and five days.
+ */
+export const BURN_RATE_WINDOWS = [
+  { alert: ALERTS.errorBudgetBurnFast, long: '1h', short: '5m', factor: 14.4 },
+  { alert: ALERTS.errorBudgetBurnSlow, long: '6h', short: '30m', factor: 6 },
+] as const;
+
+const SECONDS_PER_DAY = 86_400;
+
+/** A number as PromQL and people read it: no floating-point noise (14.4 * 0.001 is 0.0144, not 0.014400000000000001). */
+function plain(value: number): string {
+  return String(Number(value.toPrecision(12)));
+}
+
+/** A label matcher's value as a PromQL string literal (JSON's escapes are PromQL's). */
+function quoted(value: string): string {
+  return JSON.stringify(value);
+}
+
+/** Prometheus templates: the alert's labels and value. */
+const TARGET = '{{ $labels.instance }}';
+const JOB = '{{ $labels.job }}';
+
+export function renderAlertRules(spec: Pick<Spec, 'jobs' | 'modules' | 'exporter'>): RuleFile {
+  return {
+    groups: [...spec.jobs.map((job) => ({ name: `probekit:${job.name}`, rules: jobRules(job, spec.modules[job.module], spec.exporter.externalUrl) })), exporterGroup(spec.exporter.externalUrl)],
+  };
+}
+
+/** The rule file's text. */
+export function renderAlertRulesYaml(spec: Pick<Spec, 'jobs' | 'modules' | 'exporter'>): string {
+  return stringify(renderAlertRules(spec), { lineWidth: 0 });
+}
+
+function jobRules(job: Job, module: SpecModule | undefined, externalUrl: string): AlertRule[] {
+  const selector = `{job=${quoted(job.name)}}`;
+  const series = (metric: string): string => `${metric}${selector}`;
+  const debugUrl = probeDebugUrl(externalUrl, { module: encodeURIComponent(job.module), target: '{{ $labels.instance | urlquery }}' });
+  const annotations = (summary: string, description: string): Record<string, string> => ({ summary, description, debug_url: debugUrl });
+  // The expressions keep the series' job label; the rules say it too, which is what tells one job's rules from
+  // another's of the same alert (promtool refuses two rules of one name with the same labels).
+  const labels = (severity: string): Record<string, string> => ({ severity, job: job.name });
+  const { downFor, slowerThan, slowFor, certificateWarningDays, certificateCriticalDays } = job.alerts;
+  const slowSeconds = parseDuration(slowerThan)! / 1000;
+  const daysLeft = `(${series(PROBE_METRICS.certificateExpiry)} - time()) / ${SECONDS_PER_DAY}`;
+
+  const rules: AlertRule[] = [
+    {
+      alert: ALERTS.endpointDown,
+      expr: `${series(PROBE_METRICS.success)} == 0`,
+      for: downFor,
+      labels: labels('critical'),
+      annotations: annotations(`${TARGET} is down`, `Every probe of ${TARGET} (job ${JOB}, module ${job.module}) has failed for ${downFor}.`),
+    },
+  ];
+  if (module?.prober === 'http') {
+    rules.push({
+      alert: ALERTS.httpStatus,
+      expr: httpStatusExpression(series(PROBE_METRICS.httpStatusCode), module.http?.valid_status_codes ?? []),
+      for: downFor,
+      labels: labels('warning'),
+      annotations: annotations(`${TARGET} answers HTTP {{ $value }}`, `${TARGET} (job ${JOB}) has answered with a status outside 2xx and 3xx for ${downFor}.`),
+    });
+  }
+  rules.push(
+    {
+      alert: ALERTS.slow,
+      expr: `${series(PROBE_METRICS.duration)} > ${plain(slowSeconds)}`,
+      for: slowFor,
+      labels: labels('warning'),
+      annotations: annotations(`${TARGET} is slow: its probe took {{ $value | humanizeDuration }}`, `Every probe of ${TARGET} (job ${JOB}) has taken longer than ${slowerThan} for ${slowFor}.`),
+    },
+    // No `for`: a certificate's expiry does not flap, one probe tells it.
+    {
+      alert: ALERTS.certificateExpiringSoon,
+      expr: `${daysLeft} < ${plain(certificateWarningDays)} >= ${plain(certificateCriticalDays)}`,
+      labels: labels('warning'),
+      annotations: annotations(
+        `The TLS certificate of ${TARGET} expires in {{ printf "%.1f" $value }} days`,
+        `A certificate ${TARGET} (job ${JOB}) presents expires in fewer than ${plain(certificateWarningDays)} days; renew it.`,
+      ),
+    },
+    {
+      alert: ALERTS.certificateExpiringCritical,
+      expr: `${daysLeft} < ${plain(certificateCriticalDays)} >= 0`,
+      labels: labels('critical'),
+      annotations: annotations(
+        `The TLS certificate of ${TARGET} expires in {{ printf "%.1f" $value }} days`,
+        `A certificate ${TARGET} (job ${JOB}) presents expires in fewer than ${plain(certificateCriticalDays)} days; renew it now.`,
+      ),
+    },
+    {
+      // Only a module that skips verification still completes the handshake, and reports the expiry, once the
+      // certificate has expired; a verifying module fails the probe instead, and EndpointDown tells.
+      alert: ALERTS.certificateExpired,
+      expr: `(time() - ${series(PROBE_METRICS.certificateExpiry)}) / ${SECONDS_PER_DAY} > 0`,
+      labels: labels('critical'),
+      annotations: annotations(`The TLS certificate of ${TARGET} expired {{ printf "%.1f" $value }} days ago`, `${TARGET} (job ${JOB}) presents an expired certificate; renew it.`),
+    },
+  );
+  if (job.slo !== undefined) rules.push(...objectiveRules(job.slo, series(PROBE_METRICS.success), labels, annotations));
+  return rules;
+}
+
+/**
+ * Status codes outside 2xx and 3xx, leaving out 0 (no answer at all: EndpointDown tells) and the codes the module
+ * itself declares valid (a module that expects 401 from a protected endpoint).
+ */
+function httpStatusExpression(statusCode: string, validCodes: readonly number[]): string {
+  const outside = `${statusCode} > 0 < 200 or ${statusCode} >= 400`;
+  const expected = validCodes.filter((code) => code < 200 || code >= 400);
+  if (expected.length === 0) return outside;
+  return `(${outside}) unless (${expected.map((code) => `${statusCode} == ${code}`).join(' or ')})`;
+}
+
+function objectiveRules(
+  slo: number,
+  success: string,
+  labels: (severity: string) => Record<string, string>,
+  annotations: (summary: string, description: string) => Record<string, string>,
+): AlertRule[] {
+  const budget = (100 - slo) / 100;
+  const failedRatio = (window: string): string => `(1 - avg_over_time(${success}[${window}]))`;
+  const burns = BURN_RATE_WINDOWS.map(({ alert, long, short, factor }): AlertRule => {
+    const threshold = plain(factor * budget);
+    return {
+      alert,
+      expr: `${failedRatio(long)} > ${threshold} and ${failedRatio(short)} > ${threshold}`,
+      labels: { ...labels('critical'), long_window: long, short_window: short },
+      annotations: annotations(
+        `${TARGET} is spending its error budget ${plain(factor)} times too fast`,
+        `More than ${plain(factor * budget * 100)}% of the probes of ${TARGET} (job ${JOB}) failed over the last ${long} and ${short}; at this rate the ${OBJECTIVE_WINDOW} budget of ${plain(budget * 100)}% (objective ${plain(slo)}%) is gone in ${plain(Number((OBJECTIVE_WINDOW_DAYS / factor).toFixed(1)))} days.`,
+      ),
+    };
+  });
+  return [
+    ...burns,
+    {
+      alert: ALERTS.uptimeBelowObjective,
+      expr: `avg_over_time(${success}[${OBJECTIVE_WINDOW}]) < ${plain(slo / 100)}`,
+      labels: labels('warning'),
+      annotations: annotations(
+        `${TARGET} is below its objective: {{ $value | humanizePercentage }} of probes succeeded over ${OBJECTIVE_WINDOW}`,
+        `The objective of ${TARGET} (job ${JOB}) is ${plain(slo)}% of probes succeeding over ${OBJECTIVE_WINDOW}; its error budget is spent.`,
+      ),
+    },
+  ];
+}
+
+function exporterGroup(externalUrl: string): RuleGroup {
+  return {
+    name: 'probekit:exporter',
+    rules: [
+      {
+        alert: ALERTS.configReloadFailed,
+        expr: `${CONFIG_RELOAD_SUCCESSFUL}{job=${quoted(EXPORTER_JOB_NAME)}} == 0`,
+        labels: { severity: 'warning' },
+        annotations: {
+          summary: `The exporter at ${TARGET} failed to reload its config`,
+          description: `The exporter at ${TARGET} (job ${JOB}) refused its new config file and keeps probing with the previous one; its log names every problem (or run it with --config.check).`,
+          debug_url: statusPageUrl(externalUrl),
+        },
+      },
+    ],
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * The skills server's image (the Dockerfile at the repository's root). No container engine runs here, so the
+ * Dockerfile is checked against the facts it must agree with: the construct that runs it (command, port, health
+ * path), the package it installs (its bin), the exporter's image (the same pinned base), and the files it copies.
+ * Installing the packed packages and running their `probekit` bin, as its second stage does, is
+ * test/package/consumer.test.ts.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Chart, Testing } from 'cdk8s';
+import { AssistantSkills } from '../../src/cdk8s/assistant-skills';
+import { SKILLS_SERVER_HEALTH_PATH, SKILLS_SERVER_IMAGE, SKILLS_SERVER_PORT } from '../../src/search/skills-server';
+
+const ROOT = join(__dirname, '..', '..');
+const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+const instructions = dockerfile
+  .replace(/\\\n\s*/g, ' ')
+  .split('\n')
+  .filter((line) => /^[A-Z]+ /.test(line));
+const args = (instruction: string) => instructions.filter((line) => line.startsWith(`${instruction} `)).map((line) => line.slice(instruction.length + 1));
+
+describe('the skills server image', () => {
+  it('is two stages on the pinned Node image the exporter image uses, and runs as the unprivileged node user', () => {
+    const exporterBases = [...readFileSync(join(ROOT, 'exporter', 'Dockerfile'), 'utf8').matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
+    const bases = args('FROM').map((from) => from.split(' ')[0]);
+    expect(bases).toHaveLength(2);
+    expect(new Set(bases)).toEqual(new Set(exporterBases));
+    expect(args('USER')).toEqual(['node']);
+  });
+
+  it('copies only files that exist, and installs the packages the repository packs', () => {
+    for (const copy of args('COPY').filter((line) => !line.startsWith('--from'))) {
+      const sources = copy.split(' ').slice(0, -1);
+      for (const source of sources) expect(existsSync(join(ROOT, source))).toBe(true);
+    }
+    const exporterPackage = JSON.parse(readFileSync(join(ROOT, 'exporter', 'package.json'), 'utf8')) as { name: string; scripts: Record<string, string> };
+    expect(dockerfile).toContain(`--workspace ${exporterPackage.name}`);
+    expect(exporterPackage.scripts['build:contract']).toBeDefined();
+    expect(dockerfile).toMatch(/npm install --omit=dev --omit=peer .* \/tmp\/packs\/\*\.tgz/);
+  });
+
+  it("runs the package's bin with the arguments, port and health path of the construct that deploys it", () => {
+    const rootPackage = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    expect(Object.keys(rootPackage.bin)).toEqual(['probekit']);
+    expect(args('ENV')).toContain('PATH=/opt/probekit/node_modules/.bin:$PATH');
+    const chart = new Chart(Testing.app(), 'assistant');
+    new AssistantSkills(chart, 'skills');
+    const container = (Testing.synth(chart) as { kind: string; spec: any }[]).find((m) => m.kind === 'Deployment')!.spec.template.spec.containers[0];
+    expect(JSON.parse(args('ENTRYPOINT')[0]!)).toEqual(container.command);
+    expect(JSON.parse(args('CMD').at(-1)!)).toEqual(container.args);
+    expect(args('EXPOSE')).toEqual([String(SKILLS_SERVER_PORT)]);
+    expect(container.ports[0].containerPort).toBe(SKILLS_SERVER_PORT);
+    expect(dockerfile).toContain(`http://127.0.0.1:${SKILLS_SERVER_PORT}${SKILLS_SERVER_HEALTH_PATH}`);
+    expect(container.image).toBe(SKILLS_SERVER_IMAGE);
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * The Prometheus Operator's objects: what a Probe, the ServiceMonitor and the PrometheusRule hold, checked against
+ * the Operator's published schema at run time and against its types at compile time (every field we write is a
+ * field of the Operator's, so none is silently pruned by the API server). That the Operator's scrape config for a
+ * Probe puts the target into `instance` is shown with a real Prometheus in test/integration/endpoints-e2e.test.ts.
+ */
+import type { IProbe } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/Probe' with { 'resolution-mode': 'import' };
+import type { IPrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule' with { 'resolution-mode': 'import' };
+import type { IServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor' with { 'resolution-mode': 'import' };
+import { parseSpec } from '../../src/model';
+import {
+  operatorTarget,
+  renderAlertRules,
+  renderExporterServiceMonitor,
+  renderProbe,
+  renderPrometheusRule,
+  type ProbeObject,
+  type PrometheusRuleObject,
+  type ServiceMonitorObject,
+} from '../../src/render';
+import { fullEnv, fullSpec } from '../fixtures/specs';
+import { operatorSchemaProblems } from '../support/operator-schema';
+
+/** True when every key of Ours is a key of Theirs: a field the Operator does not know fails the type check. */
+type KnownFields<Ours, Theirs> = Exclude<keyof Ours, keyof NonNullable<Theirs>> extends never ? true : false;
+type Element<T> = T extends ReadonlyArray<infer E> ? E : never;
+type ProbeSpec = NonNullable<IProbe['spec']>;
+type MonitorEndpoint = Element<NonNullable<IServiceMonitor['spec']>['endpoints']>;
+type RuleGroup = Element<NonNullable<IPrometheusRule['spec']>['groups']>;
+const fieldsKnown: Array<true> = [
+  true as KnownFields<ProbeObject, IProbe>,
+  true as KnownFields<ProbeObject['spec'], ProbeSpec>,
+  true as KnownFields<ProbeObject['spec']['prober'], ProbeSpec['prober']>,
+  true as KnownFields<ProbeObject['spec']['targets']['staticConfig'], NonNullable<ProbeSpec['targets']>['staticConfig']>,
+  true as KnownFields<ServiceMonitorObject['spec'], IServiceMonitor['spec']>,
+  true as KnownFields<Element<ServiceMonitorObject['spec']['endpoints']>, MonitorEndpoint>,
+  true as KnownFields<Element<Element<ServiceMonitorObject['spec']['endpoints']>['relabelings']>, Element<MonitorEndpoint['relabelings']>>,
+  true as KnownFields<Element<PrometheusRuleObject['spec']['groups']>, RuleGroup>,
+  true as KnownFields<Element<Element<PrometheusRuleObject['spec']['groups']>['rules']>, Element<RuleGroup['rules']>>,
+];
+
+const spec = parseSpec(fullSpec, { env: fullEnv });
+const target = operatorTarget(spec);
+const [websites] = spec.jobs;
+
+describe('Prometheus Operator objects', () => {
+  it("a Probe: the job's name, the exporter as prober, its module, interval and timeout, the targets with their labels and module", () => {
+    expect(renderProbe(websites, 'probe-exporter.observability.svc:9115', target)).toEqual({
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'Probe',
+      metadata: { name: 'websites', namespace: 'observability', labels: { 'app.kubernetes.io/part-of': 'probekit', 'app.kubernetes.io/component': 'probe', release: 'kube-prometheus-stack' } },
+      spec: {
+        jobName: 'websites',
+        prober: { url: 'probe-exporter.observability.svc:9115', path: '/probe' },
+        module: 'http_2xx',
+        interval: '30s',
+        scrapeTimeout: '30s',
+        targets: { staticConfig: { static: ['https://example.com', 'http://example.org:8080/health'], labels: { team: 'web', module: 'http_2xx' } } },
+      },
+    });
+  });
+
+  it('a job name Kubernetes would refuse as an object name is made fit, the job label keeps it', () => {
+    const probe = renderProbe({ ...websites, name: 'Web Sites_EU' }, 'x:9115', target);
+    expect(probe.metadata.name).toBe('web-sites-eu');
+    expect(probe.spec.jobName).toBe('Web Sites_EU');
+  });
+
+  it("the ServiceMonitor selects the exporter's Service and names its job as the agent values do", () => {
+    expect(renderExporterServiceMonitor('probe-exporter', target).spec).toEqual({
+      selector: { matchLabels: { 'app.kubernetes.io/name': 'blackbox-exporter', 'app.kubernetes.io/instance': 'probe-exporter' } },
+      endpoints: [{ port: 'http', path: '/metrics', interval: '30s', relabelings: [{ targetLabel: 'job', replacement: 'probekit-exporter', action: 'replace' }] }],
+    });
+  });
+
+  it("every object validates against the Operator's schema, and the check is real", async () => {
+    expect(fieldsKnown.every(Boolean)).toBe(true);
+    const objects = [
+      ...spec.jobs.map((job) => renderProbe(job, 'probe-exporter.observability.svc:9115', target)),
+      renderExporterServiceMonitor('probe-exporter', target),
+      renderPrometheusRule('probe-exporter-alerts', renderAlertRules(spec), target),
+    ];
+    expect(await operatorSchemaProblems(objects)).toEqual(objects.map(() => undefined));
+    const broken = { ...objects[0], spec: { ...objects[0].spec, interval: '30 seconds' } };
+    expect(await operatorSchemaProblems([broken])).toEqual([expect.stringContaining('spec/interval must match pattern')]);
+  });
+});

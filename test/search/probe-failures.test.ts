@@ -1,0 +1,266 @@
+/**
+ * From a failing probe to its logs, with real parts: a loopback service that answers 503 for a few seconds, our
+ * exporter probing it, Debian's Prometheus scraping the exporter through the scrape job probekit renders (one
+ * second apart), and the Elasticsearch contract server (test/support/elasticsearch.ts; no real Elasticsearch can
+ * run here) holding the service's logs: some written while it failed, others long before. The skill must find the
+ * failure in Prometheus (or, without it, in the exporter's recent probes), say why, and summarize exactly the logs
+ * written around it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { skillsRole } from '../../src/search/api-key';
+import { connectSearchEngine } from '../../src/search/connection';
+import { createSkillContext, runSkill, type SkillContext } from '../../src/search/skill';
+import { BUILT_IN_SKILLS } from '../../src/search/skills';
+import { FAILURE_REASON_METRIC, reasonAt, reasonFromDebug } from '../../src/search/probe-failures';
+import { renderScrapeJob } from '../../src/render/scrape-job';
+import { ContractElasticsearch } from '../support/elasticsearch';
+import { runCli } from '../support/cli';
+import { describeWithBinaries } from '../support/integration';
+import { OPENSSL } from '../../exporter/loopback/tls-fixtures';
+import { freePort, REFERENCE_EXPORTER, startExporter, type RunningExporter } from '../../exporter/loopback/reference-exporter';
+import { LOG_USERS } from './fixtures/logs';
+
+const PROMETHEUS = '/usr/bin/prometheus';
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+describeWithBinaries([PROMETHEUS, OPENSSL])('probe_failure_logs: from a failing probe to its logs', () => {
+  let dir: string;
+  let service: Server;
+  let failing = false;
+  let target: string;
+  let exporter: RunningExporter;
+  let prometheus: ChildProcess;
+  let prometheusUrl: string;
+  let es: ContractElasticsearch;
+  let context: SkillContext;
+  let token: string;
+  let close: () => Promise<void>;
+  let failedFrom: number;
+  let failedUntil: number;
+  const inWindow: { at: number; message: string }[] = [];
+
+  async function query(promql: string): Promise<{ values?: [number, string][] }[]> {
+    const response = await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(promql)}`).catch(() => undefined);
+    if (!response?.ok) return [];
+    return ((await response.json()) as { data: { result: { values?: [number, string][] }[] } }).data.result;
+  }
+
+  /** Waits until Prometheus holds a probe_success sample with `value` taken after `since`. */
+  async function sampleAfter(since: number, value: '0' | '1'): Promise<void> {
+    const until = Date.now() + 30_000;
+    while (Date.now() < until) {
+      const series = await query(`probe_success{instance=${JSON.stringify(target)}}[5m]`);
+      if (series.some((s) => (s.values ?? []).some(([at, v]) => at * 1000 > since && v === value))) return;
+      await sleep(250);
+    }
+    throw new Error(`Prometheus took no probe_success ${value} after ${new Date(since).toISOString()}`);
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'probekit-probe-logs-'));
+    service = createServer((_request, response) => response.writeHead(failing ? 503 : 200).end(failing ? 'down' : 'ok'));
+    service.listen(0, '127.0.0.1');
+    await once(service, 'listening');
+    target = `http://127.0.0.1:${(service.address() as { port: number }).port}/health`;
+
+    exporter = await startExporter('ours', 'modules:\n  http_2xx:\n    prober: http\n    timeout: 1s\n');
+    const job = renderScrapeJob({ name: 'checkout', module: 'http_2xx', targets: [target], scrapeInterval: '1s', scrapeTimeout: '1s', labels: {} }, exporter.baseUrl.replace('http://', ''));
+    writeFileSync(join(dir, 'prometheus.yml'), stringify({ global: { scrape_interval: '1s' }, scrape_configs: [job] }));
+    const port = await freePort();
+    prometheusUrl = `http://127.0.0.1:${port}`;
+    prometheus = spawn(PROMETHEUS, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+
+    // A good start, four seconds of 503s, and a recovery, each seen by Prometheus.
+    await sampleAfter(0, '1');
+    failing = true;
+    failedFrom = Date.now();
+    await sampleAfter(failedFrom, '0');
+    await sleep(4000);
+    failing = false;
+    failedUntil = Date.now();
+    await sampleAfter(failedUntil, '1');
+
+    // The service's logs: lines while it failed, lines an hour before (outside any margin), other services' lines.
+    const line = (at: number, level: string, message: string, name = 'checkout') => ({
+      '@timestamp': new Date(at).toISOString(),
+      log: { level },
+      message,
+      service: { name },
+      kubernetes: { namespace: 'shop', pod: { name: `${name}-7d9f8b6c4-x2x9k` } },
+    });
+    const documents: Record<string, unknown>[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      const at = failedFrom + 300 + i * 500;
+      const message = `upstream inventory refused connection to 192.0.2.${10 + i}:8080`;
+      inWindow.push({ at, message });
+      documents.push(line(at, 'error', message));
+    }
+    inWindow.push({ at: failedFrom + 1000, message: 'health check answered 503: dependency inventory down' });
+    documents.push(line(failedFrom + 1000, 'warn', 'health check answered 503: dependency inventory down'));
+    for (let i = 0; i < 5; i += 1) documents.push(line(failedFrom - 3_600_000 + i * 1000, 'error', 'disk quota exceeded on /var/cache'));
+    for (let i = 0; i < 4; i += 1) documents.push(line(failedFrom + 500 + i * 100, 'error', 'cart not found', 'cart'));
+    es = await ContractElasticsearch.start({
+      users: LOG_USERS,
+      indices: {
+        'logs-shop': {
+          mappings: {
+            properties: {
+              '@timestamp': { type: 'date' },
+              log: { properties: { level: { type: 'keyword' } } },
+              message: { type: 'match_only_text' },
+              service: { properties: { name: { type: 'keyword' } } },
+              kubernetes: { properties: { namespace: { type: 'keyword' }, pod: { properties: { name: { type: 'keyword' } } } } },
+            },
+          },
+          documents,
+        },
+      },
+    });
+    token = es.addApiKey('elastic', 'assistant', { read_only: skillsRole() }).encoded;
+    const engine = await connectSearchEngine({ url: es.url, tls: { ca: es.pki.ca } }, { apiToken: token });
+    close = () => engine.client.close();
+    context = createSkillContext({
+      client: engine.client,
+      url: es.url,
+      targetLogs: [{ target: 'http://127.0.0.1:*/health', logs: { service: 'checkout', namespace: 'shop' } }],
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    if (prometheus && prometheus.exitCode === null) {
+      prometheus.kill('SIGTERM');
+      await once(prometheus, 'exit');
+    }
+    await exporter?.stop();
+    service?.close();
+    await close?.();
+    await es?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("reads the failure and its reason from Prometheus, then summarizes the service's logs around it", async () => {
+    const result = (await runSkill(BUILT_IN_SKILLS, 'probe_failure_logs', { target, prometheusUrl, from: 'now-5m' }, context)) as Record<string, any>;
+    expect(result).toMatchObject({ target, source: `Prometheus ${prometheusUrl}`, failedProbes: expect.any(Number) });
+    expect(result.failures).toHaveLength(1);
+    const [run] = result.failures;
+    expect(run).toMatchObject({ job: 'checkout', recovered: true });
+    // Prometheus scrapes once a second: the run starts within a scrape of the first 503 and ends with the first 200 after.
+    expect(Date.parse(run.from)).toBeGreaterThanOrEqual(failedFrom - 100);
+    expect(Date.parse(run.from)).toBeLessThanOrEqual(failedFrom + 2000);
+    expect(Date.parse(run.to)).toBeGreaterThanOrEqual(failedUntil - 1000);
+    expect(Date.parse(run.to)).toBeLessThanOrEqual(failedUntil + 2500);
+    expect(run.probes).toBe(result.failedProbes);
+    expect(run.probes).toBeGreaterThanOrEqual(3);
+    // The exporter has no reason metric yet; its status code says why.
+    expect(run.reasons).toEqual({ 'HTTP status 503': run.probes });
+    expect(result.logs).toMatchObject({
+      index: 'logs-*,filebeat-*,logstash-*',
+      filters: { service: 'checkout', namespace: 'shop' },
+      rule: 'target rule 1 (http://127.0.0.1:*/health)',
+      total: 7,
+      byLevel: { warn: 1, error: 6 },
+      complete: true,
+      notes: ['the exporter has no probe_failure_reason metric; reasons are read from its other metrics', expect.stringMatching(/^patterns were found/)],
+    });
+    expect(result.logs.patterns.map((p: { pattern: string; count: number }) => [p.pattern, p.count])).toEqual([
+      ['upstream inventory refused connection to <ip>', 6],
+      ['health check answered <num>: dependency inventory down', 1],
+    ]);
+  });
+
+  it("without Prometheus, reads the exporter's recent probes and their debug output; from the command line, with the flags", async () => {
+    const result = await runCli(
+      [
+        'assistant',
+        'run',
+        'probe_failure_logs',
+        '--input',
+        JSON.stringify({ target }),
+        '--url',
+        es.url,
+        '--api-token-env',
+        'TOKEN',
+        '--ca-file',
+        join(dir, 'ca.pem'),
+        '--exporter-url',
+        exporter.baseUrl,
+        '--target-logs',
+        JSON.stringify([{ target: 'http://127.0.0.1:*/health', logs: { service: 'checkout' } }]),
+      ],
+      { TOKEN: token },
+      undefined,
+      (writeFileSync(join(dir, 'ca.pem'), es.pki.ca), dir),
+    );
+    expect(result.stderr).toBe('');
+    const answer = JSON.parse(result.stdout) as Record<string, any>;
+    expect(answer.source).toBe(`exporter ${exporter.baseUrl}`);
+    expect(answer.failures).toHaveLength(1);
+    const [run] = answer.failures;
+    expect(run.reasons).toEqual({ 'Invalid HTTP response status code, wanted 2xx (status_code=503)': run.probes });
+    expect(Date.parse(run.from)).toBeGreaterThanOrEqual(failedFrom - 100);
+    expect(Date.parse(run.to)).toBeLessThanOrEqual(failedUntil + 1000);
+    expect(answer.logs).toMatchObject({ filters: { service: 'checkout' }, total: 7 });
+    expect(result.stdout).not.toContain(token);
+  });
+
+  describeWithBinaries([REFERENCE_EXPORTER])("upstream blackbox_exporter's status page", () => {
+    it('is read too: its rows, and the reason its debug output gives at info level; it says not when, so the whole window is read', async () => {
+      const reference = await startExporter('reference', 'modules:\n  http_2xx:\n    prober: http\n');
+      try {
+        failing = true;
+        for (let i = 0; i < 2; i += 1) await reference.probe({ module: 'http_2xx', target });
+        failing = false;
+        const result = (await runSkill(BUILT_IN_SKILLS, 'probe_failure_logs', { target, exporterUrl: reference.baseUrl, from: 'now-10m' }, context)) as Record<string, any>;
+        expect(result).toMatchObject({ source: `exporter ${reference.baseUrl}`, probes: 2, failedProbes: 2 });
+        expect(result.failures).toEqual([{ from: 'unknown', to: 'unknown', recovered: false, probes: 2, reasons: { 'Invalid HTTP response status code, wanted 2xx (status_code=503)': 2 } }]);
+        expect(result.logs).toMatchObject({ total: 7, notes: expect.arrayContaining(['the exporter does not say when its probes ran; the logs are read over the whole window asked for']) });
+      } finally {
+        failing = false;
+        await reference.stop();
+      }
+    });
+  });
+
+  it('a target no rule maps is a question for the user; a call may not point the server at another Prometheus', async () => {
+    const unmapped = (await runSkill(BUILT_IN_SKILLS, 'probe_failure_logs', { target: 'tcp://192.0.2.1:5432', prometheusUrl }, context).catch((e: unknown) => e)) as Error;
+    expect(unmapped.message).toBe(
+      'probe_failure_logs: input.target: no rule says which logs belong to tcp://192.0.2.1:5432; give service, namespace, pod, container or host in the call, or start the server with a --target-logs rule for it',
+    );
+    const pinned = createSkillContext({ client: context.client, url: es.url, prometheusUrl, targetLogs: context.settings.targetLogs! });
+    const other = (await runSkill(BUILT_IN_SKILLS, 'probe_failure_logs', { target, prometheusUrl: 'http://127.0.0.1:9' }, pinned).catch((e: unknown) => e)) as Error;
+    expect(other.message).toBe(`probe_failure_logs: input.prometheusUrl: this server reads probes from ${prometheusUrl} only (--prometheus-url); leave prometheusUrl out`);
+    const quiet = (await runSkill(BUILT_IN_SKILLS, 'probe_failure_logs', { target, from: 'now-10m', to: 'now-9m' }, pinned)) as Record<string, unknown>;
+    expect(quiet).toMatchObject({
+      failedProbes: 0,
+      failures: [],
+      notes: [`Prometheus has no probe_success for instance ${target} in the window; check the target as the scrape job lists it`, 'no probe of this target failed in the window; no logs were read'],
+    });
+  });
+});
+
+describe('failure reasons', () => {
+  const series = (name: string, value: number, labels: Record<string, string> = {}) => ({ metric: { __name__: name, ...labels }, samples: [{ at: 1000, value }] });
+
+  it(`the exporter's ${FAILURE_REASON_METRIC} metric, once it has one, wins over what the other metrics suggest`, () => {
+    expect(reasonAt(1000, [series('probe_http_status_code', 0), series(FAILURE_REASON_METRIC, 1, { reason: 'connection refused' }), series(FAILURE_REASON_METRIC, 0, { reason: 'timeout' })])).toBe(
+      'connection refused',
+    );
+    expect(reasonFromDebug(`Logs for the probe:\n\nMetrics that would have been returned:\n${FAILURE_REASON_METRIC}{reason="tls handshake failed"} 1\nprobe_success 0\n`)).toBe('tls handshake failed');
+  });
+
+  it.each([
+    [[series('probe_failed_due_to_regex', 1), series('probe_http_status_code', 200)], 'body or header regexp failed'],
+    [[series('probe_http_status_code', 0)], 'no HTTP response (connection refused, timeout, TLS or DNS failure)'],
+    [[series('probe_grpc_healthcheck_response', 1, { serving_status: 'NOT_SERVING' }), series('probe_grpc_healthcheck_response', 0, { serving_status: 'SERVING' })], 'gRPC health NOT_SERVING'],
+    [[series('probe_ssl_earliest_cert_expiry', 0.5)], 'certificate expired'],
+    [[], 'failed; no metric says why (see the exporter debug output)'],
+  ])("without it, from the probe's other metrics: %#", (metrics, reason) => {
+    expect(reasonAt(1000, metrics)).toBe(reason);
+  });
+});
