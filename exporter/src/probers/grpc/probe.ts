@@ -81,7 +81,7 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
   // The deadline may fire while a phase waits; destroying everything then ends the stream at once.
   const abort = (): void => resources.destroyAll();
   deadline.signal.addEventListener('abort', abort, { once: true });
-  logger.info('Checking gRPC health', { address, port, service: settings.service, tls: settings.tls });
+  logger.debug('Checking gRPC health', { address, port, service: settings.service, tls: settings.tls });
   let servingStatus: string | undefined;
   let code: number;
   let tls: TlsConnectionState | undefined;
@@ -122,6 +122,6 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
     gauge(registry, PROBE_SSL_EARLIEST_CERT_EXPIRY).set(0);
   }
   if (servingStatus === undefined) return false;
-  logger.info('Health check answered', { serving_status: servingStatus });
+  logger.debug('Health check answered', { serving_status: servingStatus });
   return servingStatus === 'SERVING';
 };

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import type { Problem } from '../../contract/problems';
+import type { CelProgram } from '../../config/cel';
 import { regexpSchema, type Pattern } from '../../config/regexp';
 import { parseByteSize } from '../../config/size';
 import { accepted, defineProber, refused, type CompileContext, type TargetGrammar } from '../definition';
@@ -63,6 +64,10 @@ export const httpSectionSchema = z.strictObject({
   headers: z.record(z.string(), z.string()).optional(),
   fail_if_body_matches_regexp: z.array(regexpSchema).optional(),
   fail_if_body_not_matches_regexp: z.array(regexpSchema).optional(),
+  /** CEL over the body parsed as JSON (variable `body`): the probe fails when it is true. */
+  fail_if_body_json_matches_cel: z.string().optional(),
+  /** CEL over the body parsed as JSON (variable `body`): the probe fails unless it is true. */
+  fail_if_body_json_not_matches_cel: z.string().optional(),
   fail_if_header_matches: z.array(headerMatchSchema).optional(),
   fail_if_header_not_matches: z.array(headerMatchSchema).optional(),
   body: z.string().optional(),
@@ -167,6 +172,8 @@ export interface HttpSettings {
   readonly failIfNotSsl: boolean;
   readonly failIfBodyMatches: readonly Pattern[];
   readonly failIfBodyNotMatches: readonly Pattern[];
+  readonly failIfBodyJsonMatchesCel?: CelProgram;
+  readonly failIfBodyJsonNotMatchesCel?: CelProgram;
   readonly failIfHeaderMatches: readonly HeaderCheck[];
   readonly failIfHeaderNotMatches: readonly HeaderCheck[];
   readonly compression: HttpSection['compression'];
@@ -194,6 +201,10 @@ function compileHttp(http: HttpSection, context: CompileContext): HttpSettings {
   const patterns = (field: 'fail_if_body_matches_regexp' | 'fail_if_body_not_matches_regexp'): Pattern[] => (http[field] ?? []).map((source, index) => context.pattern([field, index], source));
   const headerChecks = (field: 'fail_if_header_matches' | 'fail_if_header_not_matches'): HeaderCheck[] =>
     (http[field] ?? []).map((check, index) => ({ header: check.header, pattern: context.pattern([field, index, 'regexp'], check.regexp), allowMissing: check.allow_missing }));
+  const cel = (field: 'fail_if_body_json_matches_cel' | 'fail_if_body_json_not_matches_cel'): CelProgram | undefined => {
+    const source = http[field];
+    return source === undefined ? undefined : context.cel([field], source);
+  };
   let bodySizeLimit = 0;
   if (http.body_size_limit !== undefined) {
     const bytes = parseByteSize(http.body_size_limit);
@@ -214,6 +225,8 @@ function compileHttp(http: HttpSection, context: CompileContext): HttpSettings {
     failIfNotSsl: http.fail_if_not_ssl,
     failIfBodyMatches: patterns('fail_if_body_matches_regexp'),
     failIfBodyNotMatches: patterns('fail_if_body_not_matches_regexp'),
+    failIfBodyJsonMatchesCel: cel('fail_if_body_json_matches_cel'),
+    failIfBodyJsonNotMatchesCel: cel('fail_if_body_json_not_matches_cel'),
     failIfHeaderMatches: headerChecks('fail_if_header_matches'),
     failIfHeaderNotMatches: headerChecks('fail_if_header_not_matches'),
     compression: http.compression,

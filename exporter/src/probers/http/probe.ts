@@ -10,6 +10,7 @@ import { httpTarget, type HttpSettings } from './definition';
 import { PROBE_FAILED_DUE_TO_REGEX, gauge, phaseGauge } from '../../metrics';
 import {
   HTTP_PHASES,
+  PROBE_FAILED_DUE_TO_CEL,
   PROBE_HTTP_CONTENT_LENGTH,
   PROBE_HTTP_DURATION,
   PROBE_HTTP_LAST_MODIFIED,
@@ -65,6 +66,36 @@ function headersPass(response: IncomingResponse, http: HttpSettings, logger: Pro
   return true;
 }
 
+/**
+ * Upstream's CEL checks: the body must parse as JSON and each expression must give a boolean; the probe
+ * fails when fail_if_body_json_matches_cel is true or fail_if_body_json_not_matches_cel is false.
+ */
+function bodyJsonPasses(body: string, http: HttpSettings, logger: ProbeLogger): boolean {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (error) {
+    logger.error('Error unmarshalling HTTP body to JSON', { err: error as Error });
+    return false;
+  }
+  for (const [program, failWhen] of [
+    [http.failIfBodyJsonMatchesCel, true],
+    [http.failIfBodyJsonNotMatchesCel, false],
+  ] as const) {
+    if (program === undefined) continue;
+    const outcome = program.evaluate(json);
+    if (!outcome.ok) {
+      logger.error('Error evaluating CEL expression', { expression: program.source, err: outcome.problem });
+      return false;
+    }
+    if (outcome.value === failWhen) {
+      logger.error(failWhen ? 'Body matched CEL expression' : 'Body did not match CEL expression', { expression: program.source });
+      return false;
+    }
+  }
+  return true;
+}
+
 function bodyPasses(body: string, http: HttpSettings, logger: ProbeLogger): boolean {
   for (const pattern of http.failIfBodyMatches) {
     if (pattern.regexp.test(body)) {
@@ -104,6 +135,8 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
   const statusGauge = gauge(registry, PROBE_HTTP_STATUS_CODE);
   const versionGauge = gauge(registry, PROBE_HTTP_VERSION);
   const regexGauge = gauge(registry, PROBE_FAILED_DUE_TO_REGEX);
+  // Registered only for a module with a CEL check, as upstream registers it.
+  const celGauge = http.failIfBodyJsonMatchesCel || http.failIfBodyJsonNotMatchesCel ? gauge(registry, PROBE_FAILED_DUE_TO_CEL) : undefined;
 
   const parsed = httpTarget.parse(target);
   if (!parsed.ok) {
@@ -151,7 +184,7 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
       return false;
     }
     await sendFollowingRedirects(exchanges, { http, targetUrl, firstAddress, serverName, firstTlsOptions, proxy, deadline, resources, logger }, request);
-    if (exchanges.final) verdict = await judge(exchanges.final, exchanges.requestErrored, http, deadline, resources, logger, regexGauge);
+    if (exchanges.final) verdict = await judge(exchanges.final, exchanges.requestErrored, http, deadline, resources, logger, regexGauge, celGauge);
     exchanges.hops[exchanges.hops.length - 1].timings.end = performance.now();
   } catch (error) {
     logger.error('Error for HTTP request', { err: error as Error });
@@ -260,7 +293,7 @@ async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, fi
     };
     const response = await exchange(hop, { method: request.method, headers, body: request.body }, settings, deadline, timings, resources);
     result.response = response;
-    logger.info('Received HTTP response', { status_code: response.status });
+    logger.debug('Received HTTP response', { status_code: response.status });
     for (const setCookie of headerValues(response, 'set-cookie')) {
       const [pair] = setCookie.split(';');
       const split = pair.indexOf('=');
@@ -271,10 +304,10 @@ async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, fi
       exchanges.final = response;
       return;
     }
-    logger.info('Received redirect', { location });
+    logger.debug('Received redirect', { location });
     exchanges.redirects = exchanges.hops.length;
     if (exchanges.redirects > MAX_REDIRECTS || !http.followRedirects) {
-      logger.info('Not following redirect');
+      logger.debug('Not following redirect');
       exchanges.final = response;
       exchanges.requestErrored = true;
       return;
@@ -300,14 +333,23 @@ interface Verdict {
 }
 
 /** Upstream's checks of the final response, in its order: status, headers, body (read to the end), HTTP version. */
-async function judge(final: IncomingResponse, requestErrored: boolean, http: HttpSettings, deadline: ProbeDeadline, resources: Resources, logger: ProbeLogger, regexGauge: Gauge): Promise<Verdict> {
+async function judge(
+  final: IncomingResponse,
+  requestErrored: boolean,
+  http: HttpSettings,
+  deadline: ProbeDeadline,
+  resources: Resources,
+  logger: ProbeLogger,
+  regexGauge: Gauge,
+  celGauge: Gauge | undefined,
+): Promise<Verdict> {
   let success: boolean;
   if (http.validStatusCodes.length > 0) {
     success = http.validStatusCodes.includes(final.status);
-    if (!success) logger.info('Invalid HTTP response status code', { status_code: final.status, valid_status_codes: http.validStatusCodes });
+    if (!success) logger.debug('Invalid HTTP response status code', { status_code: final.status, valid_status_codes: http.validStatusCodes });
   } else {
     success = final.status >= 200 && final.status < 300;
-    if (!success) logger.info('Invalid HTTP response status code, wanted 2xx', { status_code: final.status });
+    if (!success) logger.debug('Invalid HTTP response status code, wanted 2xx', { status_code: final.status });
   }
   if (success && (http.failIfHeaderMatches.length > 0 || http.failIfHeaderNotMatches.length > 0)) {
     success = headersPass(final, http, logger);
@@ -318,16 +360,23 @@ async function judge(final: IncomingResponse, requestErrored: boolean, http: Htt
   let bodyRead = false;
   if (!requestErrored) {
     try {
-      const body = await readBody(final, http, success && bodyRegexps, deadline, resources);
+      const body = await readBody(final, http, success && (bodyRegexps || celGauge !== undefined), deadline, resources);
       bodyLength = body.length;
       bodyRead = true;
       if (success && bodyRegexps) {
         success = bodyPasses(body.text, http, logger);
         regexGauge.set(success ? 0 : 1);
       }
+      // Upstream hands the CEL check what the regexps left of the body (nothing, when they read it all);
+      // here it gets the whole body, so that a module with both checks can pass.
+      if (success && celGauge) {
+        success = bodyJsonPasses(body.text, http, logger);
+        celGauge.set(success ? 0 : 1);
+      }
     } catch (error) {
-      logger.info('Failed to read HTTP response body', { err: error as Error });
+      logger.debug('Failed to read HTTP response body', { err: error as Error });
       if (success && bodyRegexps) regexGauge.set(1);
+      else if (success && celGauge) celGauge.set(1);
       success = false;
     }
   }

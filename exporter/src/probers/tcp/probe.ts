@@ -30,9 +30,9 @@ interface Connection {
 
 async function openConnection(deadline: ProbeDeadline, host: string, port: number, settings: TcpSettings, registry: Registry, logger: ProbeLogger, resources: Resources): Promise<Socket> {
   const resolved = await resolveTargetAddress(host, settings.ip, deadline, registry, logger);
-  if (settings.sourceAddress) logger.info('Using local address', { srcIP: settings.sourceAddress });
+  if (settings.sourceAddress) logger.debug('Using local address', { srcIP: settings.sourceAddress });
   const tlsOptions = settings.tls ? await tlsConnectionOptions(settings.tlsConfig, host) : undefined;
-  logger.info(settings.tls ? 'Dialing TCP with TLS' : 'Dialing TCP without TLS', { address: resolved.address, port });
+  logger.debug(settings.tls ? 'Dialing TCP with TLS' : 'Dialing TCP without TLS', { address: resolved.address, port });
   const endpoint = { address: resolved.address, port, family: resolved.family, source: settings.sourceAddress };
   const socket = await dial(deadline, endpoint, tlsOptions, resources);
   if (tlsOptions) recordTlsMetrics(tlsConnectionState(socket as TLSSocket), registry, !settings.tlsConfig.insecureSkipVerify, TCP_TLS_METRICS);
@@ -87,7 +87,7 @@ async function queryResponses(
   failedDueToBytes: Gauge | undefined,
 ): Promise<boolean> {
   for (const [index, step] of steps.entries()) {
-    logger.info('Processing query response entry', { entry_number: index });
+    logger.debug('Processing query response entry', { entry_number: index });
     let send = bytesOf(step.send);
     if (step.expect !== undefined) {
       const pattern = step.expect.regexp;
@@ -102,7 +102,7 @@ async function queryResponses(
         logger.error('Regexp did not match', { regexp: step.expect.source, line: line ?? '' });
         return false;
       }
-      logger.info('Regexp matched', { regexp: step.expect.source, line: line ?? '' });
+      logger.debug('Regexp matched', { regexp: step.expect.source, line: line ?? '' });
       failedDueToRegex.set(0);
       if (step.send !== undefined) send = expandSend(step.send, match);
       if (step.labels) expectInfo(registry, step.labels, match);
@@ -127,7 +127,7 @@ async function queryResponses(
     }
     if (step.startTls) {
       await startTls(connection, deadline, host, settings, registry);
-      logger.info('TLS Handshake (client) succeeded.');
+      logger.debug('TLS Handshake (client) succeeded.');
     }
   }
   return true;
@@ -149,7 +149,7 @@ export const probeTcp: Prober<'tcp'> = async (deadline, target, module, registry
   try {
     const socket = await openConnection(deadline, host, port, settings, registry, logger, resources);
     const connection: Connection = { socket, reader: new StreamReader(socket), resources };
-    logger.info('Successfully dialed');
+    logger.debug('Successfully dialed');
     const work = queryResponses(connection, steps, deadline, host, settings, registry, logger, failedDueToRegex, failedDueToBytes);
     return await beforeDeadline(deadline, 'query_response', work);
   } catch (error) {
