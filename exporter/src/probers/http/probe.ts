@@ -35,7 +35,7 @@ export const MAX_REDIRECTS = 10;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-/** Headers not sent to another host after a redirect, as Go's client drops them. */
+/** Headers not sent to another origin after a redirect (Go's client drops them for another host). */
 const SENSITIVE_HEADERS = new Set(['authorization', 'cookie', 'www-authenticate']);
 
 function headerValues(response: IncomingResponse, name: string): string[] {
@@ -325,11 +325,14 @@ async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, fi
     const { url: next, zone: nextZone } = parseZonedUrl(location, { url, zone });
     // Go's client follows http and https only; any other scheme fails the request, as it does upstream.
     if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new Error(`redirect to ${next.protocol}// refused: unsupported protocol scheme "${next.protocol.slice(0, -1)}"`);
-    if (next.host !== url.host || nextZone !== zone) {
-      request = { ...request, headers: request.headers.filter(([name]) => !SENSITIVE_HEADERS.has(name.toLowerCase())) };
-      // A Host set by the module or the hostname parameter only holds for relative redirects, as in Go.
-      hostOverride = undefined;
+    if (next.origin !== url.origin || nextZone !== zone) {
+      // Credentials are for the origin they were configured for (scheme, host and port, as fetch and curl
+      // see it); upstream's client sends them on to any host it is redirected to.
+      const { secretHeaders } = request;
+      request = { ...request, authorization: undefined, headers: request.headers.filter(([name]) => !SENSITIVE_HEADERS.has(name.toLowerCase()) && !secretHeaders.has(name.toLowerCase())) };
     }
+    // A Host set by the module or the hostname parameter only holds for relative redirects, as in Go.
+    if (next.host !== url.host || nextZone !== zone) hostOverride = undefined;
     request = redirectedRequest(response.status, request);
     url = next;
     zone = nextZone;
