@@ -92,7 +92,7 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
     const authority = joinHostPort(withoutZone(host), port);
     const scheme = tlsOptions ? 'https' : 'http';
     const session: ClientHttp2Session = resources.own(http2Connect(`${scheme}://${authority}`, { createConnection: () => socket, settings: { enablePush: false } }));
-    const call = unaryCall(session, { scheme, authority, path: HEALTH_CHECK_PATH, message: encodeCheckRequest(settings.service) }, resources);
+    const call = unaryCall(session, { scheme, authority, path: HEALTH_CHECK_PATH, message: encodeCheckRequest(settings.service), metadata: settings.metadata }, resources);
     const answer = await beforeDeadline(deadline, 'check', call);
     try {
       servingStatus = servingStatusName(decodeCheckResponse(answer));

@@ -10,6 +10,8 @@ import { parseByteSize } from '../../config/size';
 import { accepted, defineProber, refused, type CompileContext, type TargetGrammar } from '../definition';
 import { compileIpPreference, ipProtocolFields, type IpPreference } from '../shared/ip-protocol';
 import { compileTlsConfig, DEFAULT_TLS_CONFIG, tlsConfigSchema, tlsConfigWithAbsolutePaths, type TlsSettings } from '../shared/tls-config';
+import type { OAuth2Settings } from './oauth2';
+import { compileProxy, proxyProblems, type ProxyChoice } from './proxy';
 import { compileRequestPlan, type RequestPlan } from './request-plan';
 
 const basicAuthSchema = z.strictObject({
@@ -25,6 +27,15 @@ const authorizationSchema = z.strictObject({
   credentials_file: z.string().optional(),
 });
 
+/** prometheus/common's proxy fields, in the http section and in its oauth2 section alike. */
+const proxyFields = {
+  proxy_url: z.string().optional(),
+  no_proxy: z.string().optional(),
+  proxy_from_environment: z.boolean().default(false),
+  proxy_connect_header: z.record(z.string(), z.array(z.string())).optional(),
+};
+
+/** Client credentials (the grant upstream's probes use); the token requests have their own TLS and proxy settings. */
 const oauth2Schema = z.strictObject({
   client_id: z.string(),
   client_secret: z.string().optional(),
@@ -32,8 +43,8 @@ const oauth2Schema = z.strictObject({
   scopes: z.array(z.string()).optional(),
   token_url: z.string(),
   endpoint_params: z.record(z.string(), z.string()).optional(),
-  tls_config: tlsConfigSchema.optional(),
-  proxy_url: z.string().optional(),
+  tls_config: tlsConfigSchema.default(DEFAULT_TLS_CONFIG),
+  ...proxyFields,
 });
 
 /** `http_headers`: each header from literal values, secret values, or files read at every probe. */
@@ -82,10 +93,7 @@ export const httpSectionSchema = z.strictObject({
   bearer_token_file: z.string().optional(),
   oauth2: oauth2Schema.optional(),
   tls_config: tlsConfigSchema.default(DEFAULT_TLS_CONFIG),
-  proxy_url: z.string().optional(),
-  no_proxy: z.string().optional(),
-  proxy_from_environment: z.boolean().default(false),
-  proxy_connect_header: z.record(z.string(), z.array(z.string())).optional(),
+  ...proxyFields,
   follow_redirects: z.boolean().default(true),
   enable_http2: z.boolean().default(true),
   enable_http3: z.boolean().optional(),
@@ -94,8 +102,11 @@ export const httpSectionSchema = z.strictObject({
 
 export type HttpSection = z.output<typeof httpSectionSchema>;
 
-/** Fields the schema knows (they are upstream's) that this exporter does not implement: refused by name. */
-const UNSUPPORTED_HTTP_FIELDS = ['oauth2', 'no_proxy', 'proxy_from_environment', 'enable_http3'] as const;
+/**
+ * Fields the schema knows (they are upstream's) that this exporter does not implement, refused by name with
+ * the reason: Node has no QUIC client in its stable API, so there is no HTTP/3 to probe with.
+ */
+const UNSUPPORTED_HTTP_FIELDS = { enable_http3: 'HTTP/3 needs a QUIC client, which Node does not have in its stable API' } as const;
 
 /** Headers that http_headers may not set: each has its own field, or is the transport's business. */
 const RESERVED_HEADERS = ['authorization', 'host', 'content-length', 'transfer-encoding', 'connection', 'upgrade'];
@@ -117,8 +128,8 @@ export function acceptEncodingAllows(compression: string, acceptEncoding: string
 /** Upstream's load-time checks of an http section, plus the fields this exporter does not implement. */
 function httpRules(http: HttpSection): Problem[] {
   const problems: Problem[] = [];
-  for (const field of UNSUPPORTED_HTTP_FIELDS) {
-    if (http[field] !== undefined && http[field] !== false) problems.push({ path: [field], message: `${field} is not supported by probekit-exporter; remove it` });
+  for (const [field, reason] of Object.entries(UNSUPPORTED_HTTP_FIELDS) as Array<[keyof typeof UNSUPPORTED_HTTP_FIELDS, string]>) {
+    if (http[field] !== undefined && http[field] !== false) problems.push({ path: [field], message: `${field} is not supported by probekit-exporter (${reason}); remove it` });
   }
   if (http.body !== undefined && http.body_file !== undefined) problems.push({ path: ['body_file'], message: 'set body or body_file, not both' });
   for (const [name, value] of Object.entries(http.headers ?? {})) {
@@ -129,7 +140,12 @@ function httpRules(http: HttpSection): Problem[] {
   if (http.bearer_token !== undefined && http.bearer_token_file !== undefined) {
     problems.push({ path: ['bearer_token_file'], message: 'set bearer_token or bearer_token_file, not both' });
   }
-  const schemes = [http.basic_auth && 'basic_auth', http.authorization && 'authorization', (http.bearer_token ?? http.bearer_token_file) !== undefined && 'bearer_token'].filter(Boolean);
+  const schemes = [
+    http.basic_auth && 'basic_auth',
+    http.authorization && 'authorization',
+    http.oauth2 && 'oauth2',
+    (http.bearer_token ?? http.bearer_token_file) !== undefined && 'bearer_token',
+  ].filter(Boolean);
   if (schemes.length > 1) problems.push({ path: [String(schemes[1])], message: `set only one of ${schemes.join(', ')}` });
   if (http.basic_auth?.password !== undefined && http.basic_auth.password_file !== undefined) {
     problems.push({ path: ['basic_auth', 'password_file'], message: 'set basic_auth password or password_file, not both' });
@@ -146,8 +162,13 @@ function httpRules(http: HttpSection): Problem[] {
   for (const name of Object.keys(http.http_headers ?? {})) {
     if (RESERVED_HEADERS.includes(name.toLowerCase())) problems.push({ path: ['http_headers', name], message: `header ${name} cannot be set through http_headers; use its own field` });
   }
-  if (http.proxy_connect_header !== undefined && http.proxy_url === undefined) {
-    problems.push({ path: ['proxy_connect_header'], message: 'proxy_connect_header needs proxy_url' });
+  problems.push(...proxyProblems(http));
+  if (http.oauth2) {
+    problems.push(...proxyProblems(http.oauth2, ['oauth2']));
+    if (http.oauth2.client_secret !== undefined && http.oauth2.client_secret_file !== undefined) {
+      problems.push({ path: ['oauth2', 'client_secret_file'], message: 'set oauth2 client_secret or client_secret_file, not both' });
+    }
+    if (http.oauth2.client_id === '') problems.push({ path: ['oauth2', 'client_id'], message: 'oauth2 needs a client_id' });
   }
   return problems;
 }
@@ -180,21 +201,33 @@ export interface HttpSettings {
   /** Bytes; 0 means no limit. */
   readonly bodySizeLimit: number;
   readonly tls: TlsSettings;
-  readonly proxy?: { readonly url: URL; readonly connectHeaders: Readonly<Record<string, readonly string[]>> };
+  readonly proxy?: ProxyChoice;
+  /** Where client-credentials tokens for the Authorization header come from (./oauth2.ts caches them per module). */
+  readonly oauth2?: OAuth2Settings;
   readonly enableHttp2: boolean;
   readonly request: RequestPlan;
 }
 
-function proxyUrl(text: string, context: CompileContext): URL | undefined {
-  if (/^https?:\/\/[^/]+/.test(text)) {
-    try {
-      return new URL(text);
-    } catch {
-      // Refused below, with the same words as a URL of another scheme.
-    }
+function compileOAuth2(oauth2: NonNullable<HttpSection['oauth2']>, context: CompileContext): OAuth2Settings | undefined {
+  let tokenUrl: URL | undefined;
+  try {
+    tokenUrl = /^https?:\/\//.test(oauth2.token_url) ? new URL(oauth2.token_url) : undefined;
+  } catch {
+    tokenUrl = undefined;
   }
-  context.problem(['proxy_url'], 'must be an http:// or https:// URL');
-  return undefined;
+  if (tokenUrl === undefined) {
+    context.problem(['oauth2', 'token_url'], 'must be an http:// or https:// URL');
+    return undefined;
+  }
+  return {
+    clientId: oauth2.client_id,
+    clientSecret: oauth2.client_secret_file ? { file: oauth2.client_secret_file } : { text: oauth2.client_secret ?? '' },
+    scopes: oauth2.scopes ?? [],
+    tokenUrl,
+    endpointParams: oauth2.endpoint_params ?? {},
+    tls: compileTlsConfig(oauth2.tls_config),
+    proxy: compileProxy(oauth2, context, ['oauth2']),
+  };
 }
 
 function compileHttp(http: HttpSection, context: CompileContext): HttpSettings {
@@ -212,7 +245,6 @@ function compileHttp(http: HttpSection, context: CompileContext): HttpSettings {
     // Zero or negative means no limit, as upstream reads it.
     else bodySizeLimit = Math.max(0, bytes);
   }
-  const url = http.proxy_url === undefined ? undefined : proxyUrl(http.proxy_url, context);
   return {
     ip: compileIpPreference(http),
     sourceAddress: http.source_ip_address,
@@ -232,7 +264,8 @@ function compileHttp(http: HttpSection, context: CompileContext): HttpSettings {
     compression: http.compression,
     bodySizeLimit,
     tls: compileTlsConfig(http.tls_config),
-    proxy: url && { url, connectHeaders: http.proxy_connect_header ?? {} },
+    proxy: compileProxy(http, context),
+    oauth2: http.oauth2 && compileOAuth2(http.oauth2, context),
     enableHttp2: http.enable_http2,
     request: compileRequestPlan(http),
   };
@@ -248,6 +281,7 @@ function httpWithAbsolutePaths(http: HttpSection, absolute: (path: string) => st
     tls_config: tlsConfigWithAbsolutePaths(http.tls_config, absolute),
     basic_auth: http.basic_auth && { ...http.basic_auth, password_file: resolve(http.basic_auth.password_file), username_file: resolve(http.basic_auth.username_file) },
     authorization: http.authorization && { ...http.authorization, credentials_file: resolve(http.authorization.credentials_file) },
+    oauth2: http.oauth2 && { ...http.oauth2, client_secret_file: resolve(http.oauth2.client_secret_file), tls_config: tlsConfigWithAbsolutePaths(http.oauth2.tls_config, absolute) },
     http_headers: http.http_headers && Object.fromEntries(Object.entries(http.http_headers).map(([name, header]) => [name, { ...header, files: header.files?.map((file) => resolve(file) ?? file) }])),
   };
 }

@@ -29,6 +29,8 @@ import { Resources } from '../shared/resources';
 import { exchange, type ExchangeSettings, type Hop, type IncomingResponse, type Timings } from './exchange';
 import { requestContent, type HeaderList, type RequestContent } from './request';
 import { readBody } from './body';
+import { oauth2Authorization } from './oauth2';
+import type { ProxyChoice } from './proxy';
 
 /** Upstream stops after this many redirects and fails the probe. */
 export const MAX_REDIRECTS = 10;
@@ -150,7 +152,7 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
   const proxy = http.proxy;
 
   let firstAddress = targetHost;
-  if (!(http.skipResolvePhaseWithProxy && proxy)) {
+  if (!(http.skipResolvePhaseWithProxy && proxy?.configured)) {
     try {
       const resolved = await resolveTargetAddress(targetHost, http.ip, deadline, registry, logger);
       duration.inc({ phase: 'resolve' }, resolved.lookupSeconds);
@@ -172,6 +174,7 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
     let firstTlsOptions: ConnectionOptions | undefined;
     try {
       request = await requestContent(http.request, options.hostname);
+      if (http.oauth2) request = { ...request, authorization: await oauth2Authorization(http.oauth2, deadline, resources) };
       // Credentials in the target URL become basic auth unless the module sets its own, as Go's client does.
       if (request.authorization === undefined && (targetUrl.username !== '' || targetUrl.password !== '')) {
         const userinfo = `${decodeURIComponent(targetUrl.username)}:${decodeURIComponent(targetUrl.password)}`;
@@ -246,7 +249,7 @@ interface Journey {
   readonly serverName: string;
   /** TLS options for `serverName`, made while preparing the request (an https target only). */
   readonly firstTlsOptions?: ConnectionOptions;
-  readonly proxy?: ExchangeSettings['proxy'];
+  readonly proxy?: ProxyChoice;
   readonly deadline: ProbeDeadline;
   readonly resources: Resources;
   readonly logger: ProbeLogger;
@@ -274,7 +277,7 @@ async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, fi
     if (exchanges.hops.length > 0 && !sameHost) {
       // A redirect to another host resolves it as any client would; the time counts as resolve.
       address = withZone(hopHost, zone);
-      if (isIP(hopHost) === 0 && !(http.skipResolvePhaseWithProxy && proxy)) {
+      if (isIP(hopHost) === 0 && !(http.skipResolvePhaseWithProxy && proxy?.configured)) {
         address = (await beforeDeadline(deadline, 'resolve', lookup(hopHost))).address;
       }
       timings.dnsDone = performance.now();
@@ -298,7 +301,7 @@ async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, fi
       tlsOptions: hop.tls ? await hopTlsOptions(journey, hop.serverName) : undefined,
       enableHttp2: http.enableHttp2,
       sourceAddress: http.sourceAddress,
-      proxy,
+      proxy: proxy?.forUrl(url),
     };
     const response = await exchange(hop, { method: request.method, headers, body: request.body }, settings, deadline, timings, resources);
     result.response = response;
