@@ -79,7 +79,11 @@ export function parseFlags(argv: readonly string[]): Flags {
     const argument = argv[index];
     const match = /^--?([a-z.-]+)(?:=(.*))?$/.exec(argument);
     if (!match) throw new UsageError(`unexpected argument ${argument}`);
-    const [, name, inline] = match;
+    // Boolean flags also take kingpin's negated form, --no-<flag>, as upstream's command line does.
+    const negated = /^no-(config\.check|web\.systemd-socket|config\.enable-auto-reload)$/.exec(match[1]);
+    const name = negated ? negated[1] : match[1];
+    const inline = negated ? (match[2] === undefined ? 'false' : undefined) : match[2];
+    if (negated && match[2] !== undefined) throw new UsageError(`--no-${name} takes no value`);
     const value = (): string => {
       if (inline !== undefined) return inline;
       index += 1;
@@ -108,7 +112,7 @@ export function parseFlags(argv: readonly string[]): Flags {
         flags.listenAddress = value();
         break;
       case 'config.check':
-        flags.configCheck = inline === undefined || inline === 'true';
+        flags.configCheck = bool();
         break;
       case 'timeout-offset':
         flags.timeoutOffset = number(value());

@@ -3,7 +3,6 @@
  * (a listening socket passed to a child process as systemd passes it), --config.enable-auto-reload with
  * --config.auto-reload-interval, --log.format and --log.prober, as the exporter's command line reads them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
@@ -13,40 +12,10 @@ import { parseFlags } from '../../src/main';
 import { Logger } from '../../src/log';
 import { Exporter } from '../../src/server/exporter-server';
 import { externalUrl, routePrefixOf, systemdListenFd } from '../../src/server/web-flags';
-import { FROM_SOURCE } from '../../loopback/from-source';
-import { freePort, OUR_EXPORTER_MAIN } from '../../loopback/reference-exporter';
+import { freePort } from '../../loopback/reference-exporter';
+import { startExporter as start, stopExporter as stop, waitFor } from '../support/exporter-process';
 
 const dir = mkdtempSync(join(tmpdir(), 'web-flags-'));
-
-interface Started {
-  readonly child: ChildProcess;
-  stderr(): string;
-}
-
-function start(args: readonly string[], options: { fd?: number; viaShellWithListenPid?: boolean } = {}): Started {
-  let stderr = '';
-  const node = [...FROM_SOURCE, OUR_EXPORTER_MAIN, ...args];
-  const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'ignore', 'pipe'];
-  if (options.fd !== undefined) stdio.push(options.fd);
-  // systemd sets LISTEN_PID to the service's own pid; a shell that sets it to $$ and then execs node does the same.
-  const child = options.viaShellWithListenPid ? spawn('/bin/sh', ['-c', 'LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" "$@"', process.execPath, ...node], { stdio }) : spawn(process.execPath, node, { stdio });
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return { child, stderr: () => stderr };
-}
-
-async function stop({ child }: Started): Promise<void> {
-  if (child.exitCode !== null) return;
-  child.kill('SIGTERM');
-  await once(child, 'exit');
-}
-
-async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let tries = 0; tries < 150; tries += 1) {
-    if (await check().catch(() => false)) return;
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 const config = (module: string): string => `modules:\n  ${module}:\n    prober: tcp\n`;
 
@@ -65,6 +34,9 @@ describe('flags', () => {
         '--config.auto-reload-interval=5',
       ]),
     ).toMatchObject({ logFormat: 'json', logProber: 'debug', externalUrl: 'http://bb.example:80/x', routePrefix: '/y', systemdSocket: true, autoReload: true, autoReloadIntervalSeconds: 5 });
+    // kingpin's negated form of a boolean flag.
+    expect(parseFlags(['--config.enable-auto-reload', '--no-config.enable-auto-reload', '--no-web.systemd-socket'])).toMatchObject({ autoReload: false, systemdSocket: false });
+    expect(() => parseFlags(['--no-log.level'])).toThrow('unknown flag --no-log.level');
     expect(() => parseFlags(['--log.format=text'])).toThrow('--log.format must be one of logfmt, json, not text');
     expect(() => parseFlags(['--log.prober=trace'])).toThrow('--log.prober must be one of debug, info, warn, error, not trace');
     expect(() => parseFlags(['--config.auto-reload-interval=1m'])).toThrow('--config.auto-reload-interval must be a whole number of seconds above 0, not 1m');
@@ -146,7 +118,7 @@ describe('command line', () => {
     await new Promise<void>((resolve) => socket.listen(0, '127.0.0.1', resolve));
     const port = (socket.address() as AddressInfo).port;
     const fd = (socket as unknown as { _handle: { fd: number } })._handle.fd;
-    const started = start([`--config.file=${file}`, '--web.systemd-socket', '--web.external-url=http://bb.example:9115/'], { fd, viaShellWithListenPid: true });
+    const started = start([`--config.file=${file}`, '--web.systemd-socket', '--web.external-url=http://bb.example:9115/'], { fd, asSystemdService: true });
     // The child holds its own copy of the socket; this process stops accepting on it.
     socket.close();
     try {
