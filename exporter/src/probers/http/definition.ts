@@ -10,7 +10,6 @@ import { parseByteSize } from '../../config/size';
 import { accepted, defineProber, refused, type CompileContext, type TargetGrammar } from '../definition';
 import { compileIpPreference, ipProtocolFields, type IpPreference } from '../shared/ip-protocol';
 import { compileTlsConfig, DEFAULT_TLS_CONFIG, tlsConfigSchema, tlsConfigWithAbsolutePaths, type TlsSettings } from '../shared/tls-config';
-import type { OAuth2Settings } from './oauth2';
 import { compileProxy, proxyProblems, type ProxyChoice } from './proxy';
 import { compileRequestPlan, type RequestPlan } from './request-plan';
 
@@ -171,6 +170,17 @@ function httpRules(http: HttpSection): Problem[] {
     if (http.oauth2.client_id === '') problems.push({ path: ['oauth2', 'client_id'], message: 'oauth2 needs a client_id' });
   }
   return problems;
+}
+
+/** Where an http module's client-credentials tokens come from; ./oauth2.ts fetches and caches them. */
+export interface OAuth2Settings {
+  readonly clientId: string;
+  readonly clientSecret: { readonly text: string } | { readonly file: string };
+  readonly scopes: readonly string[];
+  readonly tokenUrl: URL;
+  readonly endpointParams: Readonly<Record<string, string>>;
+  readonly tls: TlsSettings;
+  readonly proxy?: ProxyChoice;
 }
 
 /** A header check of fail_if_header_matches or fail_if_header_not_matches. */

@@ -12,26 +12,15 @@ import { beforeDeadline } from '../shared/deadline';
 import { readConfiguredFile } from '../shared/config-file';
 import type { Resources } from '../shared/resources';
 import { tlsConnectionOptions } from '../shared/tls';
-import type { TlsSettings } from '../shared/tls-config';
 import type { ProbeDeadline } from '../types';
 import { exchange, type Hop } from './exchange';
-import type { ProxyChoice } from './proxy';
+import type { OAuth2Settings } from './definition';
 
 /** golang.org/x/oauth2 treats a token as expired this long before it says it expires. */
 const EXPIRY_MARGIN_MS = 10_000;
 
 /** golang.org/x/oauth2 reads at most 1 MiB of a token response. */
 const MAX_TOKEN_RESPONSE_BYTES = 1 << 20;
-
-export interface OAuth2Settings {
-  readonly clientId: string;
-  readonly clientSecret: { readonly text: string } | { readonly file: string };
-  readonly scopes: readonly string[];
-  readonly tokenUrl: URL;
-  readonly endpointParams: Readonly<Record<string, string>>;
-  readonly tls: TlsSettings;
-  readonly proxy?: ProxyChoice;
-}
 
 interface CachedToken {
   /** The client secret the token was obtained with. */

@@ -7,7 +7,12 @@
  */
 import { BlockList, isIP } from 'node:net';
 import type { CompileContext } from '../definition';
-import type { Proxy } from './exchange';
+
+/** A forward proxy a request goes through, and the headers its CONNECT carries. */
+export interface Proxy {
+  readonly url: URL;
+  readonly connectHeaders: Readonly<Record<string, readonly string[]>>;
+}
 
 /** The proxy fields of a section (the http section, or its oauth2 one), as prometheus/common names them. */
 export interface ProxyFields {
