@@ -237,9 +237,13 @@ async function main(argv: readonly string[]): Promise<number> {
   let autoReload: NodeJS.Timeout | undefined;
   if (flags.autoReload) {
     // The exporter reloads only a file whose content changed, so a tick on an unchanged file costs one read.
-    autoReload = setInterval(() => {
-      exporter.reload().catch(() => undefined);
-    }, flags.autoReloadIntervalSeconds * 1000);
+    // Node runs a timer longer than 2^31-1 ms after 1 ms instead; a longer interval waits that long (24.8 days).
+    autoReload = setInterval(
+      () => {
+        exporter.reload().catch(() => undefined);
+      },
+      Math.min(flags.autoReloadIntervalSeconds * 1000, 2 ** 31 - 1),
+    );
   }
   if (systemdFd !== undefined) {
     await exporter.listenOnFd(systemdFd);

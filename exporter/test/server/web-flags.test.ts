@@ -158,6 +158,23 @@ describe('command line', () => {
     }
   });
 
+  it('waits out an auto-reload interval longer than a Node timer can hold, instead of reloading at once', async () => {
+    const file = join(dir, 'auto-long.yml');
+    writeFileSync(file, config('first'));
+    const port = await freePort();
+    // 3,000,000 s is past 2^31 ms, which a bare Node timer would run after 1 ms.
+    const started = start([`--config.file=${file}`, `--web.listen-address=127.0.0.1:${port}`, '--config.enable-auto-reload', '--config.auto-reload-interval=3000000']);
+    const configText = async (): Promise<string> => (await fetch(`http://127.0.0.1:${port}/config`)).text();
+    try {
+      await waitFor(async () => (await configText()).includes('first:'), 'the first config');
+      writeFileSync(file, config('second'));
+      await new Promise((done) => setTimeout(done, 1500));
+      expect(await configText()).toContain('first:');
+    } finally {
+      await stop(started);
+    }
+  });
+
   it('writes probes’ lines to the log from --log.prober on, below --log.level', async () => {
     const file = join(dir, 'prober-log.yml');
     writeFileSync(file, config('tcp_connect'));
