@@ -74,6 +74,8 @@ export class Logger extends LevelledLogger {
  */
 export class ProbeLog extends LevelledLogger {
   private readonly lines: string[] = [];
+  /** The same lines as data, for a caller that reads a field the prober logged (`probekit test`: a DNS rcode). */
+  readonly entries: Array<{ readonly level: LogLevel; readonly message: string; readonly fields: Fields }> = [];
 
   constructor(
     private readonly exporterLog: Logger,
@@ -85,6 +87,7 @@ export class ProbeLog extends LevelledLogger {
   log(level: LogLevel, message: string, fields: Fields = {}): void {
     const all = { ...this.context, ...fields };
     this.lines.push(logfmt(level, message, all));
+    this.entries.push({ level, message, fields: all });
     this.exporterLog.log('debug', message, all);
   }
 

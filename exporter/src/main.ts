@@ -9,6 +9,7 @@ import { DEFAULT_CONFIG_FILE, EXPORTER_PORT } from './contract/endpoints';
 import { LOG_LEVELS, Logger, type LogLevel } from './log';
 import { warnWhenIcmpAddonMissing } from './probers/icmp/socket';
 import { Exporter } from './server/exporter-server';
+import { DEFAULT_TIMEOUT_OFFSET_SECONDS } from './server/probe-handler';
 import { EXPORTER_VERSION } from './version';
 
 interface Flags {
@@ -46,7 +47,7 @@ export function parseFlags(argv: readonly string[]): Flags {
     configFile: DEFAULT_CONFIG_FILE,
     listenAddress: `:${EXPORTER_PORT}`,
     configCheck: false,
-    timeoutOffset: 0.5,
+    timeoutOffset: DEFAULT_TIMEOUT_OFFSET_SECONDS,
     logLevel: 'info',
     historyLimit: 100,
     shutdownTimeoutMs: parseGoDuration(DEFAULT_SHUTDOWN_TIMEOUT)!,

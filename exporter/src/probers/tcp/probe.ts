@@ -10,12 +10,13 @@ import { tcpTarget, type QueryStep, type TcpSettings } from './definition';
 import { expandGoTemplate, type GoMatch } from '../../config/regexp';
 import { PROBE_FAILED_DUE_TO_REGEX, gauge } from '../../metrics';
 import { PROBE_EXPECT_INFO, PROBE_FAILED_DUE_TO_BYTES } from './metrics';
-import { resolveTargetAddress } from '../shared/address';
+import { resolveTargetAddress, type ResolvedAddress } from '../shared/address';
 import { beforeDeadline } from '../shared/deadline';
 import { Resources } from '../shared/resources';
 import { dial, secureSocket } from '../shared/dial';
 import { recordTlsMetrics, tlsConnectionOptions, tlsConnectionState } from '../shared/tls';
-import type { ProbeDeadline, ProbeLogger, Prober } from '../types';
+import type { ProbeDeadline, ProbeLogger, ProbeOutcome, Prober } from '../types';
+import { failed, failureOf, SUCCEEDED } from '../shared/failure';
 import { StreamReader } from './stream-reader';
 
 /** Upstream's tcp prober reports no cipher. */
@@ -28,8 +29,16 @@ interface Connection {
   readonly resources: Resources;
 }
 
-async function openConnection(deadline: ProbeDeadline, host: string, port: number, settings: TcpSettings, registry: Registry, logger: ProbeLogger, resources: Resources): Promise<Socket> {
-  const resolved = await resolveTargetAddress(host, settings.ip, deadline, registry, logger);
+async function openConnection(
+  deadline: ProbeDeadline,
+  host: string,
+  port: number,
+  resolved: ResolvedAddress,
+  settings: TcpSettings,
+  registry: Registry,
+  logger: ProbeLogger,
+  resources: Resources,
+): Promise<Socket> {
   if (settings.sourceAddress) logger.info('Using local address', { srcIP: settings.sourceAddress });
   const tlsOptions = settings.tls ? await tlsConnectionOptions(settings.tlsConfig, host) : undefined;
   logger.info(settings.tls ? 'Dialing TCP with TLS' : 'Dialing TCP without TLS', { address: resolved.address, port });
@@ -85,7 +94,7 @@ async function queryResponses(
   logger: ProbeLogger,
   failedDueToRegex: Gauge,
   failedDueToBytes: Gauge | undefined,
-): Promise<boolean> {
+): Promise<ProbeOutcome> {
   for (const [index, step] of steps.entries()) {
     logger.info('Processing query response entry', { entry_number: index });
     let send = bytesOf(step.send);
@@ -100,7 +109,7 @@ async function queryResponses(
       if (match === null) {
         failedDueToRegex.set(1);
         logger.error('Regexp did not match', { regexp: step.expect.source, line: line ?? '' });
-        return false;
+        return failed('query response not matched');
       }
       logger.info('Regexp matched', { regexp: step.expect.source, line: line ?? '' });
       failedDueToRegex.set(0);
@@ -112,12 +121,12 @@ async function queryResponses(
       const received = await connection.reader.bytes(expected.length);
       if (received.length < expected.length) {
         logger.error('Read less data than expected', { expected: expected.toString('hex'), bytes: received.toString('hex') });
-        return false;
+        return failed('query response not matched');
       }
       if (!received.equals(expected)) {
         failedDueToBytes?.set(1);
         logger.error('Bytes did not match', { expected: expected.toString('hex'), bytes: received.toString('hex') });
-        return false;
+        return failed('query response not matched');
       }
       failedDueToBytes?.set(0);
     }
@@ -130,7 +139,7 @@ async function queryResponses(
       logger.info('TLS Handshake (client) succeeded.');
     }
   }
-  return true;
+  return SUCCEEDED;
 }
 
 export const probeTcp: Prober<'tcp'> = async (deadline, target, module, registry, logger) => {
@@ -142,19 +151,26 @@ export const probeTcp: Prober<'tcp'> = async (deadline, target, module, registry
   const parsed = tcpTarget.parse(target);
   if (!parsed.ok) {
     logger.error('Error splitting target address and port', { target, err: parsed.problem });
-    return false;
+    return failed('target or module not usable');
   }
   const { host, port } = parsed.target;
+  let resolved: ResolvedAddress;
+  try {
+    resolved = await resolveTargetAddress(host, settings.ip, deadline, registry, logger);
+  } catch (error) {
+    logger.error('Error during TCP probe', { err: (error as Error).message });
+    return failureOf(error, 'resolve failed');
+  }
   const resources = new Resources(logger);
   try {
-    const socket = await openConnection(deadline, host, port, settings, registry, logger, resources);
+    const socket = await openConnection(deadline, host, port, resolved, settings, registry, logger, resources);
     const connection: Connection = { socket, reader: new StreamReader(socket), resources };
     logger.info('Successfully dialed');
     const work = queryResponses(connection, steps, deadline, host, settings, registry, logger, failedDueToRegex, failedDueToBytes);
     return await beforeDeadline(deadline, 'query_response', work);
   } catch (error) {
     logger.error('Error during TCP probe', { err: (error as Error).message });
-    return false;
+    return failureOf(error, 'connection failed');
   } finally {
     resources.destroyAll();
   }
