@@ -34,7 +34,7 @@ export const FAILURE_REASONS = [
   'ICMP no reply',
   /** The scrape that asked for the probe went away before it ended. */
   'probe interrupted',
-  /** A fault of the exporter itself, logged with the probe; please report it. */
+  /** A fault of the exporter itself or of its install (the ICMP addon missing), said in the probe's log. */
   'internal error',
 ] as const;
 

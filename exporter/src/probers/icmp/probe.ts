@@ -65,7 +65,7 @@ export const probeIcmp: Prober<'icmp'> = async (deadline, target, module, regist
   const addonProblem = icmpAddonProblem();
   if (addonProblem !== undefined) {
     logger.error('The ICMP addon is missing; icmp probes cannot run', { err: addonProblem });
-    return false;
+    return failed('internal error');
   }
 
   const parsed = icmpTarget.parse(target);
