@@ -11,7 +11,7 @@ import { assistantCommand } from './assistant';
 import { hostCommand } from './host';
 import { HelpRequest, processIo, UsageError, type CliIo, type Command } from './command';
 import { searchEngineCommand } from './search-engine';
-import { testCommand } from './test-command';
+import { testCommand } from './preflight';
 
 export const COMMANDS: Readonly<Record<string, Command>> = {
   'search-engine': searchEngineCommand,

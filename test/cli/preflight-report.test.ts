@@ -1,5 +1,5 @@
 /** What `probekit test` reads from a probe's metrics for its DETAILS column, per prober, and how it writes them. */
-import { detailsText, probeDetails } from '../../src/cli/test-report';
+import { detailsText, probeDetails } from '../../src/cli/preflight-report';
 
 const NOW = 1_800_000_000;
 const sample = (name: string, value: number, labels: Record<string, string> = {}) => ({ name, labels, value });

@@ -1,5 +1,5 @@
 /**
- * `probekit test`: every target of the spec's jobs (or of those named) probed from this machine, in this
+ * `probekit test` (named preflight here: the published package holds no file named like a test): every target of the spec's jobs (or of those named) probed from this machine, in this
  * process, through the exporter's own probers with the job's module, before anything is deployed. Progress goes
  * to stderr, the report (table, JSON or JUnit) to stdout. Exit status: 0 every probe succeeded, 1 one failed,
  * 2 a bad spec or command line, 130 stopped by Ctrl-C (the targets done are reported, the rest marked not run).
@@ -8,7 +8,7 @@ import { DURATION_HINT, parseDuration, probeTarget, ProblemsError, type ModuleIn
 import { closestName, loadSpecFile, type Job, type Spec } from '../model';
 import { moduleWithSecretValues } from '../render/exporter-config';
 import { parseFlags, UsageError, type CliIo, type Command } from './command';
-import { OUTPUT_FORMATS, probeDetails, progressBar, progressLine, reportText, summarize, type OutputFormat, type TargetResult } from './test-report';
+import { OUTPUT_FORMATS, probeDetails, progressBar, progressLine, reportText, summarize, type OutputFormat, type TargetResult } from './preflight-report';
 
 export const DEFAULT_CONCURRENCY = 16;
 
