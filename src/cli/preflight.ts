@@ -89,7 +89,7 @@ function plan(spec: Spec, jobs: readonly Job[], targets: readonly string[], time
       .filter((target) => wanted.size === 0 || wanted.has(target))
       .map((target) => {
         const module = modules.get(job.module)!;
-        return { job, target, module, prober: module.prober as ProberName, scrapeTimeoutSeconds: timeoutSeconds ?? durationSeconds(job.scrapeTimeout, 'timeout') };
+        return { job, target, module, prober: module.prober as ProberName, scrapeTimeoutSeconds: timeoutSeconds ?? parseDuration(job.scrapeTimeout)! / 1000 };
       }),
   );
 }
@@ -200,6 +200,8 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     });
   } finally {
     stopping.release();
+    // Whatever ended the run (an error too), no probe of it goes on.
+    stop.abort();
   }
   if (onTerminal) io.stderr('\n');
   const summary = summarize(results, (performance.now() - started) / 1000);
