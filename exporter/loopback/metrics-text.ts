@@ -1,4 +1,5 @@
 /** Reading the Prometheus text format in tests and the exporter harness: samples by name and labels. */
+import { FAILURE_REASON_METRIC } from '../src/contract/failure-reasons';
 export interface Sample {
   readonly name: string;
   readonly labels: Readonly<Record<string, string>>;
@@ -29,4 +30,12 @@ export function metricValue(samples: readonly Sample[], name: string, labels: Re
 /** The distinct metric names, sorted. */
 export function metricNames(samples: readonly Sample[]): string[] {
   return [...new Set(samples.map((sample) => sample.name))].sort();
+}
+
+/** Metrics of ours that upstream does not have (additive, by design): set aside when the two are compared. */
+export const OURS_ONLY: ReadonlySet<string> = new Set([FAILURE_REASON_METRIC.name]);
+
+/** The samples an upstream exporter would also return. */
+export function upstreamSamples(samples: readonly Sample[]): Sample[] {
+  return samples.filter((sample) => !OURS_ONLY.has(sample.name));
 }

@@ -106,6 +106,8 @@ export class Logger extends LevelledLogger {
  */
 export class ProbeLog extends LevelledLogger {
   private readonly lines: string[] = [];
+  /** The same lines as data, for a caller that reads a field the prober logged (`probekit test`: a DNS rcode). */
+  readonly entries: Array<{ readonly level: LogLevel; readonly message: string; readonly fields: Fields }> = [];
 
   constructor(
     private readonly exporterLog: Logger,
@@ -115,8 +117,10 @@ export class ProbeLog extends LevelledLogger {
   }
 
   log(level: LogLevel, message: string, fields: Fields = {}): void {
-    const line = this.exporterLog.format(level, message, { ...this.context, ...fields });
+    const all = { ...this.context, ...fields };
+    const line = this.exporterLog.format(level, message, all);
     this.lines.push(line);
+    this.entries.push({ level, message, fields: all });
     if (levelEnabled(level, this.exporterLog.proberThreshold)) this.exporterLog.write(line);
   }
 

@@ -10,6 +10,7 @@ import { LOG_FORMATS, LOG_LEVELS, Logger, type LogFormat, type LogLevel } from '
 import { warnWhenIcmpAddonMissing } from './probers/icmp/socket';
 import { Exporter } from './server/exporter-server';
 import { externalUrl, routePrefixOf, systemdListenFd } from './server/web-flags';
+import { DEFAULT_TIMEOUT_OFFSET_SECONDS } from './server/probe-handler';
 import { EXPORTER_VERSION } from './version';
 
 interface Flags {
@@ -64,7 +65,7 @@ export function parseFlags(argv: readonly string[]): Flags {
     configFile: DEFAULT_CONFIG_FILE,
     listenAddress: `:${EXPORTER_PORT}`,
     configCheck: false,
-    timeoutOffset: 0.5,
+    timeoutOffset: DEFAULT_TIMEOUT_OFFSET_SECONDS,
     logLevel: 'info',
     logFormat: 'logfmt',
     logProber: 'info',

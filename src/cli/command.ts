@@ -12,6 +12,8 @@ import { urlProblem, type SearchEngineTls } from '../search/connection';
 export interface CliIo {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
+  /** Whether stderr is a terminal, where progress may redraw a line rather than add one. @default false */
+  readonly stderrIsTerminal?: boolean;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly readFile: (path: string) => string;
   /** The caller's directory: relative paths given on the command line are read from here. */
@@ -78,6 +80,7 @@ export function processIo(): CliIo {
   return {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
+    stderrIsTerminal: process.stderr.isTTY === true,
     env: process.env,
     readFile: (path) => readFileSync(path, 'utf8'),
     cwd: process.cwd(),

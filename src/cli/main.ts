@@ -11,11 +11,13 @@ import { assistantCommand } from './assistant';
 import { hostCommand } from './host';
 import { HelpRequest, processIo, UsageError, type CliIo, type Command } from './command';
 import { searchEngineCommand } from './search-engine';
+import { testCommand } from './preflight';
 
 export const COMMANDS: Readonly<Record<string, Command>> = {
   'search-engine': searchEngineCommand,
   assistant: assistantCommand,
   host: hostCommand,
+  test: testCommand,
 };
 
 function usage(): string {
@@ -29,7 +31,7 @@ ${Object.entries(COMMANDS)
   .map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`)
   .join('\n')}
 
-exit codes: 0 done; 1 failed (a spec, a search engine or a file refused); 2 a mistake in the command line
+exit codes: 0 done; 1 failed (a spec, a search engine or a file refused, a probe of probekit test); 2 a mistake in the command line
 `;
 }
 

@@ -61,13 +61,17 @@ export function readEnvSecret(ref: EnvSecretRef, env: Environment): string | und
 
 /**
  * When a `fromEnv` reference is read: at synth (the cluster form, where an existing Secret could hold the value
- * instead) or when a machine's files are rendered (which has no Secrets to refer to).
+ * instead), when a machine's files are rendered (which has no Secrets to refer to), or by `probekit test`.
  */
-export type SecretReading = 'synth' | 'host files';
+export type SecretReading = 'synth' | 'host files' | 'probekit test';
 
 /** The problem of a `fromEnv` reference at `path` whose variable is unset; it names the field `fromEnv`. */
 export function unsetVariableProblem(path: FieldPath, ref: EnvSecretRef, reading: SecretReading): Problem {
-  const fix = reading === 'synth' ? 'export it before synth, or reference an existing Secret with existingSecret: { name, key }' : 'export it before rendering the host files';
+  const fix = {
+    synth: 'export it before synth, or reference an existing Secret with existingSecret: { name, key }',
+    'host files': 'export it before rendering the host files',
+    'probekit test': 'export it before probekit test',
+  }[reading];
   return { path: [...path, 'fromEnv'], message: `environment variable ${ref.fromEnv} is not set; ${fix}` };
 }
 

@@ -29,6 +29,7 @@ import { MODULE_LABEL, type DashboardSettings, type Spec } from '../model';
 import { OBJECTIVE_WINDOW } from './alert-rules';
 import { probeDebugUrl, statusPageUrl } from './debug-links';
 import { PROBE_METRICS } from './probe-metrics';
+import { FAILURE_REASON_METRIC } from '@probekit/exporter';
 
 /** The dashboard's variables, by name. */
 export const DASHBOARD_VARIABLES = { datasource: 'datasource', job: 'job', module: 'module', instance: 'instance' } as const;
@@ -42,9 +43,8 @@ const FAILING = `on (job, instance) ${series(PROBE_METRICS.success)} == 0`;
 const DAYS_LEFT = `(${series(PROBE_METRICS.certificateExpiry)} - time()) / 86400`;
 
 /**
- * Why a failing target fails, one column each, for the targets failing now. The exporter reports no failure
- * reason of its own yet, so these are the signals it does report that tell one; a reason metric, once the
- * exporter has one, is one more entry here, and its text a value mapping.
+ * What else tells why a failing target fails, one column each, for the targets failing now: the exporter's
+ * reason (FAILURE_REASON_COLUMN) says it in words; these say more, and say something with an upstream exporter.
  */
 const FAILURE_SIGNALS: readonly FailureSignal[] = [
   { column: 'HTTP status', expr: series(PROBE_METRICS.httpStatusCode) },
@@ -64,7 +64,19 @@ interface TableColumn {
   readonly header: string;
   readonly expr: string;
   readonly properties?: DynamicConfigValue[];
+  /** Labels of the query's series shown as columns (label → header); the query's value is then not shown. */
+  readonly labelColumns?: Readonly<Record<string, string>>;
 }
+
+/**
+ * The exporter's failure reason of the targets failing now, in words, and the phase of a timeout: the labels of
+ * its reason metric (the exporter's contract names both), which a failed probe alone has.
+ */
+const FAILURE_REASON_COLUMN: TableColumn = {
+  header: 'Failure reason',
+  expr: `${series(FAILURE_REASON_METRIC.name)} and ${FAILING}`,
+  labelColumns: { [FAILURE_REASON_METRIC.labels.reason]: 'Failure reason', [FAILURE_REASON_METRIC.labels.phase]: 'Timed out during' },
+};
 
 /**
  * The dashboard as Grafana reads it: the JSON of the SDK's model. The SDK's own types stay inside probekit: its
@@ -275,9 +287,10 @@ function buildWithSdk(options: DashboardOptions) {
   builder.withRow(new RowBuilder('Failures').id(id())).withPanel(
     table(
       'Failing targets and why',
-      'The targets failing now, with what the exporter reports that tells why: the HTTP status, a body or header that did not match, the certificate. The target links to the exporter probing it again, whose log names the cause.',
+      "The targets failing now and why: the exporter's failure reason (with the phase of a timeout), and what else it reports that tells more: the HTTP status, a body or header that did not match, the certificate. The target links to the exporter probing it again, whose log names the cause.",
       [
         { header: 'Failing', expr: `${series(PROBE_METRICS.success)} == 0`, properties: [{ id: 'mappings', value: upDown() }, colouredCells()] },
+        FAILURE_REASON_COLUMN,
         ...FAILURE_SIGNALS.map((signal): TableColumn => ({
           header: signal.column,
           expr: `${signal.expr} and ${FAILING}`,
@@ -362,9 +375,18 @@ function table(title: string, description: string, columns: readonly TableColumn
     .datasource(DATASOURCE)
     .targets(columns.map((column, index) => instantQuery(refIds[index], column.expr, PromQueryFormat.Table)))
     .withTransformation({ id: 'merge', options: {} })
-    .withTransformation({ id: 'organize', options: { excludeByName: { Time: true }, indexByName: { job: 0, instance: 1, [MODULE_LABEL]: 2 }, renameByName: { instance: 'Target' } } })
+    .withTransformation({
+      id: 'organize',
+      options: {
+        excludeByName: { Time: true },
+        indexByName: { job: 0, instance: 1, [MODULE_LABEL]: 2 },
+        renameByName: { instance: 'Target', ...Object.assign({}, ...columns.map((column) => column.labelColumns ?? {})) },
+      },
+    })
     .overrideByName('instance', [{ id: 'links', value: [link.build()] }]);
-  columns.forEach((column, index) => panel.overrideByName(`Value #${refIds[index]}`, [{ id: 'displayName', value: column.header }, ...(column.properties ?? [])]));
+  columns.forEach((column, index) =>
+    panel.overrideByName(`Value #${refIds[index]}`, column.labelColumns ? [{ id: 'custom.hidden', value: true }] : [{ id: 'displayName', value: column.header }, ...(column.properties ?? [])]),
+  );
   return panel;
 }
 

@@ -4,9 +4,9 @@
  * from a Secret (cluster) or writes it with tight permissions (single machine).
  */
 import { stringify } from 'yaml';
-import type { ConfigInput, ModuleInput } from '@probekit/exporter';
-import type { SecretRef, Spec, SpecModule } from '../model';
-import { secretHeaders, withoutSecretHeaders } from '../model';
+import { ProblemsError, type ConfigInput, type FieldPath, type ModuleInput, type Problem } from '@probekit/exporter';
+import type { Environment, SecretRef, Spec, SpecModule } from '../model';
+import { readEnvSecret, secretHeaders, unsetVariableProblem, withoutSecretHeaders } from '../model';
 
 /** A secret header value the exporter reads from a file. */
 export interface SecretHeaderFile {
@@ -79,4 +79,29 @@ function moveSecretHeadersToFiles(module: SpecModule, files: readonly SecretHead
 /** The config file's text, as the exporter reads it. */
 export function renderExporterConfigYaml(spec: Pick<Spec, 'modules'>, secretsDir?: string): string {
   return stringify(renderExporterConfig(spec, secretsDir).config, { lineWidth: 0 });
+}
+
+/**
+ * Module `name` as a probe run from here takes it (`probekit test`): each secret header's value read as synth
+ * reads it (`fromEnv` from `env`, by readEnvSecret), in place. An `existingSecret` lives in the cluster, out of reach here: a
+ * problem naming the header, as is a variable that is not set.
+ */
+export function moduleWithSecretValues(name: string, module: SpecModule, env: Environment): ModuleInput {
+  const problems: Problem[] = [];
+  const values = secretHeaders(module).map(([header, ref]): [string, string] => {
+    const path: FieldPath = ['modules', name, 'http', 'headers', header];
+    if ('existingSecret' in ref) {
+      problems.push({
+        path,
+        message: `existingSecret names a Secret in the cluster, which probekit test cannot read from here; export the value and reference it with { fromEnv: VAR } to test this module`,
+      });
+      return [header, ''];
+    }
+    const value = readEnvSecret(ref, env);
+    if (value === undefined) problems.push(unsetVariableProblem(path, ref, 'probekit test'));
+    return [header, value ?? ''];
+  });
+  if (problems.length > 0) throw new ProblemsError(problems);
+  if (values.length === 0) return withoutSecretHeaders(module);
+  return { ...module, http: { ...module.http, headers: { ...module.http?.headers, ...Object.fromEntries(values) } } } as ModuleInput;
 }

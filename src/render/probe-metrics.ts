@@ -1,5 +1,5 @@
 /**
- * The metric names the dashboard and the alerts read: blackbox_exporter's, which the exporter keeps as a contract
+ * The metric names the dashboard, the alerts and `probekit test`'s table read: blackbox_exporter's, which the exporter keeps as a contract
  * with every dashboard and alert written for upstream. One place on this side, so that a rule and a panel cannot
  * spell a name two ways; the end-to-end test runs every query against the exporter's real output.
  */
@@ -15,6 +15,9 @@ export const PROBE_METRICS = {
   tlsVersion: 'probe_tls_version_info',
   certificateExpiry: 'probe_ssl_earliest_cert_expiry',
   failedDueToRegex: 'probe_failed_due_to_regex',
+  dnsAnswerRecords: 'probe_dns_answer_rrs',
+  grpcHealthResponse: 'probe_grpc_healthcheck_response',
+  icmpPhaseDuration: 'probe_icmp_duration_seconds',
 } as const;
 
 /** The exporter's own metric: 1 when the last config (re)load succeeded, 0 when it failed and the previous config stays. */

@@ -6,6 +6,7 @@
  * summarized as summarize_logs does.
  */
 import { z } from 'zod';
+import { describeFailure, FAILURE_REASON_METRIC, FAILURE_REASONS, TIMEOUT_PHASES, type FailureReason, type TimeoutPhase } from '@probekit/exporter';
 import { DEFAULT_ANSWER_CHARS, DEFAULT_MESSAGE_CHARS, fitToBudget, LOG_DATA_NOTICE, MAX_ANSWER_CHARS, MAX_MESSAGE_CHARS } from './answers';
 import { displayUrl } from './connection';
 import { LOG_LEVELS } from './log-patterns';
@@ -16,13 +17,21 @@ import { targetLogs, TARGET_LOG_FILTERS, type TargetLogFilter } from './target-l
 import { formatInstant, isTimeZone, resolveTime, TIME_HELP, TIME_ZONE_HELP } from './time';
 
 /**
- * The exporter's failure reason, when it has one: a gauge set to 1 on the failed probe, labelled with the reason
- * (`probe_failure_reason{reason="connection refused"} 1`). Upstream blackbox_exporter has none; without it the
- * reason is read from the probe's other metrics.
+ * The exporter's failure reason (FAILURE_REASON_METRIC of its contract), when it has one: a gauge set to 1 on the
+ * failed probe, labelled with the reason and, for a timeout, the phase. Upstream blackbox_exporter has none;
+ * without it the reason is read from the probe's other metrics, in the same words where one fits.
  */
-export const FAILURE_REASON_METRIC = 'probe_failure_reason';
+const REASON_METRIC = FAILURE_REASON_METRIC.name;
 /** Metrics of blackbox_exporter's probers that tell why a probe failed. */
-const REASON_METRICS = [FAILURE_REASON_METRIC, 'probe_failed_due_to_regex', 'probe_http_status_code', 'probe_ssl_earliest_cert_expiry', 'probe_grpc_healthcheck_response', 'probe_grpc_status_code'];
+const REASON_METRICS = [
+  REASON_METRIC,
+  'probe_failed_due_to_regex',
+  'probe_failed_due_to_cel',
+  'probe_http_status_code',
+  'probe_ssl_earliest_cert_expiry',
+  'probe_grpc_healthcheck_response',
+  'probe_grpc_status_code',
+];
 
 const FETCH_TIMEOUT_MS = 10_000;
 /** Samples read from Prometheus at most: a day of probes every 15 s, and more. */
@@ -89,19 +98,35 @@ async function promMatrix(base: string, selector: string, spanMs: number, at: nu
   return answer.data.result.map((series) => ({ metric: series.metric, samples: series.values.map(([ts, value]) => ({ at: Math.round(ts * 1000), value: Number(value) })) }));
 }
 
+/** A reason of the exporter's list, read from the other metrics of an exporter without the reason metric, with what showed it. */
+function inferred(reason: FailureReason, detail?: string): string {
+  return detail === undefined ? reason : `${reason} (${detail})`;
+}
+
+/** The reason metric's labels in words: `timed out (connect)`; a label outside the exporter's list is shown as it is. */
+function namedReason(labels: Readonly<Record<string, string | undefined>>): string {
+  const reason = labels[FAILURE_REASON_METRIC.labels.reason];
+  if (reason === undefined) return 'failed (reason label missing)';
+  if (!(FAILURE_REASONS as readonly string[]).includes(reason)) return reason;
+  const phase = labels[FAILURE_REASON_METRIC.labels.phase];
+  const knownPhase = phase !== undefined && (TIMEOUT_PHASES as readonly string[]).includes(phase) ? (phase as TimeoutPhase) : undefined;
+  return describeFailure({ reason: reason as FailureReason, ...(knownPhase ? { phase: knownPhase } : {}) });
+}
+
 /** Why a probe failed at `at`, from the metrics of the same scrape (they share its timestamp). */
 export function reasonAt(at: number, reasons: readonly Series[]): string {
   const valueOf = (name: string, where: (metric: Record<string, string>) => boolean = () => true) =>
     reasons.filter((series) => series.metric.__name__ === name && where(series.metric)).flatMap((series) => series.samples.filter((sample) => sample.at === at));
-  const named = reasons.find((series) => series.metric.__name__ === FAILURE_REASON_METRIC && series.samples.some((sample) => sample.at === at && sample.value === 1));
-  if (named !== undefined) return named.metric.reason ?? 'failed (reason label missing)';
-  if (valueOf('probe_failed_due_to_regex').some((sample) => sample.value === 1)) return 'body or header regexp failed';
+  const named = reasons.find((series) => series.metric.__name__ === REASON_METRIC && series.samples.some((sample) => sample.at === at && sample.value === 1));
+  if (named !== undefined) return namedReason(named.metric);
+  if (valueOf('probe_failed_due_to_regex').some((sample) => sample.value === 1)) return inferred('body or header regexp failed');
+  if (valueOf('probe_failed_due_to_cel').some((sample) => sample.value === 1)) return inferred('body CEL expression failed');
   const grpc = reasons.find((series) => series.metric.__name__ === 'probe_grpc_healthcheck_response' && series.samples.some((sample) => sample.at === at && sample.value === 1));
-  if (grpc !== undefined && grpc.metric.serving_status !== 'SERVING') return `gRPC health ${grpc.metric.serving_status ?? 'unknown'}`;
+  if (grpc !== undefined && grpc.metric.serving_status !== 'SERVING') return inferred('gRPC not serving', grpc.metric.serving_status ?? 'unknown');
   const status = valueOf('probe_http_status_code')[0];
-  if (status !== undefined) return status.value === 0 ? 'no HTTP response (connection refused, timeout, TLS or DNS failure)' : `HTTP status ${status.value}`;
+  if (status !== undefined) return status.value === 0 ? 'no HTTP response (connection refused, timeout, TLS or DNS failure)' : inferred('HTTP status not accepted', String(status.value));
   const expiry = valueOf('probe_ssl_earliest_cert_expiry')[0];
-  if (expiry !== undefined && expiry.value * 1000 < at) return 'certificate expired';
+  if (expiry !== undefined && expiry.value * 1000 < at) return inferred('certificate not valid', 'expired');
   return 'failed; no metric says why (see the exporter debug output)';
 }
 
@@ -121,8 +146,8 @@ async function fromPrometheus(base: string, target: string, job: string | undefi
     return { source: `Prometheus ${displayUrl(base)}`, probes: 0, failed: 0, runs: [], notes };
   }
   const reasons = await promMatrix(base, `{${label(selector).slice(1, -1)},__name__=~${promString(REASON_METRICS.join('|'))}}`, spanMs, end);
-  if (!reasons.some((series) => series.metric.__name__ === FAILURE_REASON_METRIC)) {
-    notes.push(`the exporter has no ${FAILURE_REASON_METRIC} metric; reasons are read from its other metrics`);
+  if (!reasons.some((series) => series.metric.__name__ === REASON_METRIC)) {
+    notes.push(`the exporter has no ${REASON_METRIC} metric; reasons are read from its other metrics`);
   }
   const runs: FailureRun[] = [];
   let probes = 0;
@@ -213,8 +238,8 @@ const CONTEXT_FIELDS = new Set(['ts', 'level', 'msg', 'module', 'target', 'calle
  * body at info level. What the line carries (err, status_code) is kept.
  */
 export function reasonFromDebug(debug: string): string {
-  const metric = new RegExp(`^${FAILURE_REASON_METRIC}\\{[^}]*reason="([^"]+)"[^}]*\\} 1`, 'm').exec(debug);
-  if (metric) return metric[1]!;
+  const metric = new RegExp(`^${REASON_METRIC}\\{([^}]*)\\} 1`, 'm').exec(debug);
+  if (metric) return namedReason(Object.fromEntries([...metric[1]!.matchAll(/([a-z_]+)="([^"]*)"/g)].map((label) => [label[1]!, label[2]!])));
   const lines = debug
     .split('Metrics that would have been returned:')[0]!
     .split('\n')

@@ -20,7 +20,7 @@ describe('help', () => {
       const result = await runCli(args);
       expect(result).toMatchObject({ code: 0, stderr: '' });
       expect(result.stdout).toContain('search-engine  create the API key for the assistant, and check the integration settings');
-      expect(result.stdout).toContain('exit codes: 0 done; 1 failed (a spec, a search engine or a file refused); 2 a mistake in the command line');
+      expect(result.stdout).toContain('exit codes: 0 done; 1 failed (a spec, a search engine or a file refused, a probe of probekit test); 2 a mistake in the command line');
     }
   });
 
@@ -68,9 +68,9 @@ it('--version prints the package version', async () => {
 
 describe('mistakes: exit 2, one line naming what was meant', () => {
   it.each([
-    [['serch-engine'], 'error: unknown command "serch-engine"; did you mean "search-engine"? the commands are search-engine, assistant, host (probekit --help)'],
-    [['deploy'], 'error: unknown command "deploy"; the commands are search-engine, assistant, host (probekit --help)'],
-    [['help', 'hots'], 'error: unknown command "hots"; did you mean "host"? the commands are search-engine, assistant, host (probekit --help)'],
+    [['serch-engine'], 'error: unknown command "serch-engine"; did you mean "search-engine"? the commands are search-engine, assistant, host, test (probekit --help)'],
+    [['deploy'], 'error: unknown command "deploy"; the commands are search-engine, assistant, host, test (probekit --help)'],
+    [['help', 'hots'], 'error: unknown command "hots"; did you mean "host"? the commands are search-engine, assistant, host, test (probekit --help)'],
     [['host', 'rendr'], 'error: unknown host command "rendr"; did you mean "render"? the commands are render, remove-jobs (probekit host --help)'],
     [['assistant', 'lst'], 'error: unknown assistant command "lst"; did you mean "list"? the commands are serve, run, list (probekit assistant --help)'],
     [['search-engine', 'create-key', '--password', 'x'], 'error: --password: unknown flag; did you mean --password-env or --password-file?'],

@@ -11,6 +11,7 @@ import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { FROM_SOURCE } from '../../exporter/loopback/from-source';
+import { freePort } from '../../exporter/loopback/reference-exporter';
 import { describeWithNpmCache, npmEnv } from '../support/npm-cache';
 import { packPackages, type Packed } from '../support/pack';
 import { CONSUMER_DEV_DEPENDENCIES, consumerRegistrySpecs, LOWEST_PEERS, readPackageJson } from './consumer-dependencies';
@@ -193,6 +194,17 @@ describeWithNpmCache(consumerRegistrySpecs())('a cdk8s app that installs the pac
     expect(JSON.parse(search.stdout)).toEqual({ path: '/mcp', env: 'PROBEKIT_SEARCH_ENGINE_URL' });
     const help = await run(join(consumer, 'node_modules', '.bin', 'probekit'), ['--help'], { cwd: consumer, env: bareEnv });
     expect(help.stdout).toMatch(/^usage: probekit <command>/);
+  });
+
+  it("probekit test runs the exporter's probers from the installed packages, with the dependencies they declare", async () => {
+    const closedPort = await freePort();
+    writeFileSync(join(consumer, 'probe-spec.yaml'), `modules:\n  web: { prober: http, timeout: 2s }\njobs:\n  - name: web\n    module: web\n    targets: [http://127.0.0.1:${closedPort}/]\n`);
+    const failed = await run(join(consumer, 'node_modules', '.bin', 'probekit'), ['test', '--spec', 'probe-spec.yaml'], { cwd: consumer, env: bareEnv }).then(
+      () => undefined,
+      (error: { code?: number; stdout?: string }) => error,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stdout).toMatch(new RegExp(`^web +http://127\\.0\\.0\\.1:${closedPort}/ +web +FAIL .*connection refused$`, 'm'));
   });
 
   it('a deep import into either package fails: only the entry points are exported', async () => {

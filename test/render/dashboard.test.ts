@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FAILURE_REASON_METRIC } from '@probekit/exporter';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { documentedExample, parseSpec } from '../../src/model';
@@ -117,6 +118,16 @@ describe('the dashboard', () => {
     const headers = failing.fieldConfig.overrides.flatMap((override: any) => override.properties.filter((property: any) => property.id === 'displayName').map((property: any) => property.value));
     expect(headers).toEqual(['Failing', 'HTTP status', 'Body or header did not match', 'Certificate days left']);
     for (const target of failing.targets.slice(1)) expect(target.expr).toMatch(/ and on \(job, instance\) probe_success\{.*\} == 0$/);
+  });
+
+  it("the failure panel shows the exporter's failure reason in words, and the phase of a timeout, from the reason metric's labels", () => {
+    const failing = visualizations.find((panel) => panel.title === 'Failing targets and why')!;
+    const reason = failing.targets.find((target: any) => target.expr.startsWith(`${FAILURE_REASON_METRIC.name}{`));
+    expect(reason).toBeDefined();
+    const organize = failing.transformations.find((transformation: any) => transformation.id === 'organize');
+    expect(organize.options.renameByName).toMatchObject({ [FAILURE_REASON_METRIC.labels.reason]: 'Failure reason', [FAILURE_REASON_METRIC.labels.phase]: 'Timed out during' });
+    const valueOverride = failing.fieldConfig.overrides.find((override: any) => override.matcher.options === `Value #${reason.refId}`);
+    expect(valueOverride.properties).toEqual([{ id: 'custom.hidden', value: true }]);
   });
 
   it('the documented example renders too, with the default title, uid and exporter URL', () => {

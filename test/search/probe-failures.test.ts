@@ -17,7 +17,8 @@ import { skillsRole } from '../../src/search/api-key';
 import { connectSearchEngine } from '../../src/search/connection';
 import { createSkillContext, runSkill, type SkillContext } from '../../src/search/skill';
 import { BUILT_IN_SKILLS } from '../../src/search/skills';
-import { FAILURE_REASON_METRIC, reasonAt, reasonFromDebug } from '../../src/search/probe-failures';
+import { FAILURE_REASON_METRIC } from '@probekit/exporter';
+import { reasonAt, reasonFromDebug } from '../../src/search/probe-failures';
 import { renderScrapeJob } from '../../src/render/scrape-job';
 import { ContractElasticsearch } from '../support/elasticsearch';
 import { runCli } from '../support/cli';
@@ -157,8 +158,8 @@ describeWithBinaries([PROMETHEUS, OPENSSL])('probe_failure_logs: from a failing 
     expect(Date.parse(run.to)).toBeLessThanOrEqual(failedUntil + 2500);
     expect(run.probes).toBe(result.failedProbes);
     expect(run.probes).toBeGreaterThanOrEqual(3);
-    // The exporter has no reason metric yet; its status code says why.
-    expect(run.reasons).toEqual({ 'HTTP status 503': run.probes });
+    // The exporter's reason metric says why.
+    expect(run.reasons).toEqual({ 'HTTP status not accepted': run.probes });
     expect(result.logs).toMatchObject({
       index: 'logs-*,filebeat-*,logstash-*',
       filters: { service: 'checkout', namespace: 'shop' },
@@ -166,7 +167,7 @@ describeWithBinaries([PROMETHEUS, OPENSSL])('probe_failure_logs: from a failing 
       total: 7,
       byLevel: { warn: 1, error: 6 },
       complete: true,
-      notes: ['the exporter has no probe_failure_reason metric; reasons are read from its other metrics', expect.stringMatching(/^patterns were found/)],
+      notes: [expect.stringMatching(/^patterns were found/)],
     });
     expect(result.logs.patterns.map((p: { pattern: string; count: number }) => [p.pattern, p.count])).toEqual([
       ['upstream inventory refused connection to <ip>', 6],
@@ -202,7 +203,7 @@ describeWithBinaries([PROMETHEUS, OPENSSL])('probe_failure_logs: from a failing 
     expect(answer.source).toBe(`exporter ${exporter.baseUrl}`);
     expect(answer.failures).toHaveLength(1);
     const [run] = answer.failures;
-    expect(run.reasons).toEqual({ 'Invalid HTTP response status code, wanted 2xx (status_code=503)': run.probes });
+    expect(run.reasons).toEqual({ 'HTTP status not accepted': run.probes });
     expect(Date.parse(run.from)).toBeGreaterThanOrEqual(failedFrom - 100);
     expect(Date.parse(run.to)).toBeLessThanOrEqual(failedUntil + 1000);
     expect(answer.logs).toMatchObject({ filters: { service: 'checkout' }, total: 7 });
@@ -247,18 +248,23 @@ describeWithBinaries([PROMETHEUS, OPENSSL])('probe_failure_logs: from a failing 
 describe('failure reasons', () => {
   const series = (name: string, value: number, labels: Record<string, string> = {}) => ({ metric: { __name__: name, ...labels }, samples: [{ at: 1000, value }] });
 
-  it(`the exporter's ${FAILURE_REASON_METRIC} metric, once it has one, wins over what the other metrics suggest`, () => {
-    expect(reasonAt(1000, [series('probe_http_status_code', 0), series(FAILURE_REASON_METRIC, 1, { reason: 'connection refused' }), series(FAILURE_REASON_METRIC, 0, { reason: 'timeout' })])).toBe(
+  const REASON = FAILURE_REASON_METRIC.name;
+
+  it(`the exporter's ${REASON} metric wins over what the other metrics suggest, with the phase of a timeout`, () => {
+    expect(reasonAt(1000, [series('probe_http_status_code', 0), series(REASON, 1, { reason: 'connection refused' }), series(REASON, 0, { reason: 'timed out', phase: 'connect' })])).toBe(
       'connection refused',
     );
-    expect(reasonFromDebug(`Logs for the probe:\n\nMetrics that would have been returned:\n${FAILURE_REASON_METRIC}{reason="tls handshake failed"} 1\nprobe_success 0\n`)).toBe('tls handshake failed');
+    expect(reasonAt(1000, [series(REASON, 1, { reason: 'timed out', phase: 'connect' })])).toBe('timed out (connect)');
+    expect(reasonFromDebug(`Logs for the probe:\n\nMetrics that would have been returned:\n${REASON}{reason="TLS handshake failed"} 1\nprobe_success 0\n`)).toBe('TLS handshake failed');
+    expect(reasonFromDebug(`Metrics that would have been returned:\n${REASON}{reason="timed out",phase="tls"} 1\nprobe_success 0\n`)).toBe('timed out (tls)');
   });
 
   it.each([
     [[series('probe_failed_due_to_regex', 1), series('probe_http_status_code', 200)], 'body or header regexp failed'],
     [[series('probe_http_status_code', 0)], 'no HTTP response (connection refused, timeout, TLS or DNS failure)'],
-    [[series('probe_grpc_healthcheck_response', 1, { serving_status: 'NOT_SERVING' }), series('probe_grpc_healthcheck_response', 0, { serving_status: 'SERVING' })], 'gRPC health NOT_SERVING'],
-    [[series('probe_ssl_earliest_cert_expiry', 0.5)], 'certificate expired'],
+    [[series('probe_grpc_healthcheck_response', 1, { serving_status: 'NOT_SERVING' }), series('probe_grpc_healthcheck_response', 0, { serving_status: 'SERVING' })], 'gRPC not serving (NOT_SERVING)'],
+    [[series('probe_http_status_code', 404)], 'HTTP status not accepted (404)'],
+    [[series('probe_ssl_earliest_cert_expiry', 0.5)], 'certificate not valid (expired)'],
     [[], 'failed; no metric says why (see the exporter debug output)'],
   ])("without it, from the probe's other metrics: %#", (metrics, reason) => {
     expect(reasonAt(1000, metrics)).toBe(reason);

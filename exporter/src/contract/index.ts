@@ -1,8 +1,9 @@
 /**
  * The exporter's contract: everything another package may know about the exporter, and the only entry point
- * of `@probekit/exporter` (its package.json `exports` refuses deep imports). It loads no probe function and
- * no runtime dependency of the exporter, only what describes its config file (the probers' definitions:
- * sections, compile steps, target grammars) and its HTTP interface.
+ * of `@probekit/exporter` (its package.json `exports` refuses deep imports). Importing it loads no probe
+ * function and no runtime dependency of the exporter, only what describes its config file (the probers'
+ * definitions: sections, compile steps, target grammars), its HTTP interface and its failure reasons; the
+ * probers load on the first call of `probeTarget`, which runs one probe in the caller's process.
  */
 export * from './endpoints';
 export * from './problems';
@@ -13,3 +14,5 @@ export { moduleSchema, configSchema, type ModuleInput, type ConfigInput, type Mo
 export { moduleProblems, validateModule } from '../config/module';
 export { DURATION_HINT, parseDuration, formatDuration, GO_DURATION_HINT, parseGoDuration } from '../config/duration';
 export { parseByteSize } from '../config/size';
+export * from './failure-reasons';
+export { probeTarget, type TargetProbeOptions, type TargetProbeResult, type ProbeSample } from './probe-target';

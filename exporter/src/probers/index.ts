@@ -11,7 +11,7 @@ import { probeHttp } from './http/probe';
 import { probeIcmp } from './icmp/probe';
 import { probeTcp } from './tcp/probe';
 import { probeUnix } from './unix/probe';
-import type { ProbeDeadline, ProbeLogger, ProbeOptions, Prober } from './types';
+import type { ProbeDeadline, ProbeLogger, ProbeOptions, ProbeOutcome, Prober } from './types';
 
 const PROBERS: { readonly [N in ProberName]: Prober<N> } = {
   http: probeHttp,
@@ -23,7 +23,7 @@ const PROBERS: { readonly [N in ProberName]: Prober<N> } = {
 };
 
 /** Probes `target` with `module`'s own prober. */
-export function probe(deadline: ProbeDeadline, target: string, module: CompiledModule, registry: Registry, logger: ProbeLogger, options: ProbeOptions): Promise<boolean> {
+export function probe(deadline: ProbeDeadline, target: string, module: CompiledModule, registry: Registry, logger: ProbeLogger, options: ProbeOptions): Promise<ProbeOutcome> {
   // Each prober takes its own kind of module; `module.prober` says which, which the type checker cannot follow.
   const prober = PROBERS[module.prober] as Prober<ProberName>;
   return prober(deadline, target, module, registry, logger, options);

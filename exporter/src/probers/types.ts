@@ -4,6 +4,7 @@
  */
 import type { Registry } from 'prom-client';
 import type { CompiledModule } from '../config/module';
+import type { ProbeFailure } from '../contract/failure-reasons';
 import type { ProberName } from './registry';
 
 /** The time a probe may take, as an abort signal plus the instant it fires. */
@@ -27,8 +28,18 @@ export interface ProbeOptions {
   readonly hostname?: string;
 }
 
+/** How a probe ended: success, or a failure with its reason (../contract/failure-reasons.ts). */
+export type ProbeOutcome = { readonly success: true } | ({ readonly success: false } & ProbeFailure);
+
 /**
  * Probes `target` with a compiled module of prober N, records its metrics in `registry` (fresh for this
- * probe), and resolves to whether the probe succeeded. It never rejects: a failure is `false` plus a log line.
+ * probe), and resolves to its outcome. It never rejects: a failure is an outcome with its reason, plus a log line.
  */
-export type Prober<N extends ProberName> = (deadline: ProbeDeadline, target: string, module: CompiledModule<N>, registry: Registry, logger: ProbeLogger, options: ProbeOptions) => Promise<boolean>;
+export type Prober<N extends ProberName> = (
+  deadline: ProbeDeadline,
+  target: string,
+  module: CompiledModule<N>,
+  registry: Registry,
+  logger: ProbeLogger,
+  options: ProbeOptions,
+) => Promise<ProbeOutcome>;

@@ -1,21 +1,22 @@
 /**
  * GET /probe: what every prober shares. Module lookup, the deadline (the module's timeout, or the scrape
- * timeout less the offset, whichever is smaller), a fresh registry with probe_success and
- * probe_duration_seconds, the probe's log for debug=true and the history. Pure of HTTP: returns the reply.
+ * timeout less the offset, whichever is smaller), the probe itself (./probe-run.ts: a fresh registry with
+ * probe_success, probe_duration_seconds and the failure reason), the probe's log for debug=true and the
+ * history. Pure of HTTP: returns the reply.
  */
-import { Counter, Registry, type OpenMetricsContentType } from 'prom-client';
+import type { Counter } from 'prom-client';
 import { stringify } from 'yaml';
 import { maskModule, maskUrl } from '../config/mask';
 import type { CompiledConfig, CompiledModule } from '../config/module';
-import { PROBE_DURATION, PROBE_SUCCESS, gauge } from '../metrics';
-import { probe } from '../probers';
-import { deadlineIn, ProbeInterrupted } from '../probers/shared/deadline';
-import { runContained } from './escaped-errors';
+import { runProbe } from './probe-run';
 import { ProbeLog, type Logger } from '../log';
 import type { ProbeHistory } from './history';
 
 /** Upstream's probe timeout when neither the module nor the scrape says one. */
 const DEFAULT_SCRAPE_TIMEOUT_SECONDS = 120;
+
+/** Upstream's default for --timeout-offset: the probe ends this long before the scrape times out. */
+export const DEFAULT_TIMEOUT_OFFSET_SECONDS = 0.5;
 
 /** Upstream's default module when the request names none. */
 export const DEFAULT_MODULE = 'http_2xx';
@@ -126,42 +127,7 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
   // A target may carry credentials (https://user:password@host/); logs and history show it masked.
   const shownTarget = maskUrl(target);
   const probeLog = new ProbeLog(context.log, { module: moduleName, target: shownTarget });
-  probeLog.debug('Beginning probe', { probe: module.prober, timeout_seconds: timeoutSeconds });
-  const registry = new Registry();
-  // Probers see one registry type; the format is only the handler's business.
-  if (openMetrics) (registry as unknown as Registry<OpenMetricsContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
-  const successGauge = gauge(registry, PROBE_SUCCESS);
-  const durationGauge = gauge(registry, PROBE_DURATION);
-  const deadline = deadlineIn(timeoutSeconds * 1000, abandoned);
-  const started = performance.now();
-  let success = false;
-  // An error that escaped the probe fails it at once, even if the prober was waiting on something else.
-  let onEscape: () => void = () => undefined;
-  const escaped = new Promise<false>((resolve) => {
-    onEscape = () => resolve(false);
-  });
-  const scope = {
-    module: moduleName,
-    target: shownTarget,
-    escaped: (error: unknown) => {
-      probeLog.error('An error escaped the probe', { err: error as Error });
-      deadline.interrupt(new ProbeInterrupted('an error escaped the probe'));
-      onEscape();
-    },
-  };
-  try {
-    success = await Promise.race([runContained(scope, () => probe(deadline, target, module, registry, probeLog, { hostname })), escaped]);
-  } catch (error) {
-    // A prober must not throw; if one does, the probe fails rather than the exporter.
-    probeLog.error('Prober failed unexpectedly', { err: error as Error });
-  } finally {
-    deadline.cancel();
-  }
-  const seconds = (performance.now() - started) / 1000;
-  durationGauge.set(seconds);
-  successGauge.set(success ? 1 : 0);
-  if (success) probeLog.debug('Probe succeeded', { duration_seconds: seconds });
-  else probeLog.error('Probe failed', { duration_seconds: seconds });
+  const { success, registry } = await runProbe(moduleName, module, target, shownTarget, probeLog, { timeoutSeconds, hostname, abandoned, openMetrics });
 
   const metricsText = await registry.metrics();
   const debug = debugText(probeLog.text(), metricsText, module);

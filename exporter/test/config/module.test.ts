@@ -102,7 +102,7 @@ describe('a module compiled at load', () => {
       for (const [name, target] of Object.entries(targets)) {
         const log = new ProbeLog(new Logger('error', () => undefined), {});
         const deadline = deadlineIn(3000);
-        const success = await probe(deadline, target, config.modules[name], new Registry(), log, {});
+        const { success } = await probe(deadline, target, config.modules[name], new Registry(), log, {});
         deadline.cancel();
         expect({ name, success, log: success ? '' : log.text() }).toEqual({ name, success: true, log: '' });
       }

@@ -34,6 +34,13 @@ describe('the contract entry point', () => {
     expect(packages).toEqual([]);
   });
 
+  it('loads the probers on the first probeTarget call, not before', () => {
+    const script = `const contract = require(${JSON.stringify(CONTRACT)}); const before = Object.keys(require.cache).some((file) => file.endsWith('probers/index.ts'));
+      contract.probeTarget('m', { prober: 'tcp', timeout: '1s' }, '127.0.0.1:1').then((result) => process.stdout.write(JSON.stringify({ before, after: Object.keys(require.cache).some((file) => file.endsWith('probers/index.ts')), failure: result.failure })));`;
+    const seen = JSON.parse(execFileSync(process.execPath, [...FROM_SOURCE, '-e', script], { cwd: EXPORTER, encoding: 'utf8' })) as unknown;
+    expect(seen).toEqual({ before: false, after: true, failure: { reason: 'connection refused' } });
+  });
+
   it('loads no probe function, metric, dialer or server', () => {
     const runtime = loaded.filter((file) => /^src\/(probers\/[a-z]+\/(probe|metrics)\.ts|probers\/index\.ts|probers\/shared\/(dial|tls|address)\.ts|metrics\.ts|server\/|main\.ts)/.test(file));
     expect(runtime).toEqual([]);

@@ -3,7 +3,7 @@
  * (Debian's 0.23) does not: taken out of our samples before the two are compared, so that the differential
  * tests check everything 0.23 has while ours matches 0.28.
  */
-import type { Sample } from '../../loopback/metrics-text';
+import { upstreamSamples, type Sample } from '../../loopback/metrics-text';
 
 /** Metrics 0.23 does not have at all. */
 const NEWER_METRICS = new Set(['probe_tls_cipher_info', 'probe_failed_due_to_bytes', 'probe_failed_due_to_cel']);
@@ -11,9 +11,9 @@ const NEWER_METRICS = new Set(['probe_tls_cipher_info', 'probe_failed_due_to_byt
 /** Labels 0.23 does not have, by metric: 0.26 added the leaf's serial number. */
 const NEWER_LABELS: Readonly<Record<string, readonly string[]>> = { probe_ssl_last_chain_info: ['serialnumber'] };
 
-/** Our samples as 0.23 would return them. */
+/** Our samples as 0.23 would return them (without the metrics of ours alone, too). */
 export function asReference(ours: readonly Sample[]): Sample[] {
-  return ours
+  return upstreamSamples(ours)
     .filter((sample) => !NEWER_METRICS.has(sample.name))
     .map((sample) => {
       const dropped = NEWER_LABELS[sample.name];

@@ -7,10 +7,13 @@ import { Logger, ProbeLog } from '../../src/log';
 import { probe } from '../../src/probers';
 import { deadlineIn } from '../../src/probers/shared/deadline';
 import type { ProbeOptions } from '../../src/probers/types';
+import type { ProbeFailure } from '../../src/contract/failure-reasons';
 import { parseMetrics, type Sample } from '../../loopback/metrics-text';
 
 export interface ProbeRun {
   readonly success: boolean;
+  /** Why it failed, when it did. */
+  readonly failure?: ProbeFailure;
   readonly samples: Sample[];
   readonly log: string;
   readonly elapsedMs: number;
@@ -30,8 +33,9 @@ export async function runProbe(moduleYaml: string, target: string, options: Prob
   const deadline = deadlineIn(options.timeoutMs ?? 5000);
   const started = performance.now();
   try {
-    const success = await probe(deadline, target, module, registry, log, { hostname: options.hostname });
-    return { success, samples: parseMetrics(await registry.metrics()), log: log.text(), elapsedMs: performance.now() - started };
+    const outcome = await probe(deadline, target, module, registry, log, { hostname: options.hostname });
+    const failure = outcome.success ? undefined : { reason: outcome.reason, ...(outcome.phase === undefined ? {} : { phase: outcome.phase }) };
+    return { success: outcome.success, ...(failure ? { failure } : {}), samples: parseMetrics(await registry.metrics()), log: log.text(), elapsedMs: performance.now() - started };
   } finally {
     deadline.cancel();
   }

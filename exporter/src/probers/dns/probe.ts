@@ -12,6 +12,7 @@ import { resolveTargetAddress } from '../shared/address';
 import type { Endpoint } from '../shared/dial';
 import { Resources } from '../shared/resources';
 import type { ProbeLogger, Prober } from '../types';
+import { failed, failureOf, SUCCEEDED } from '../shared/failure';
 import { recordText, type DecodedRecord } from './record-text';
 import { exchangeStream, exchangeUdp, type PhaseTimes } from './transport';
 import { decodeResponse, type DnsResponse } from './message';
@@ -76,7 +77,7 @@ export const probeDns: Prober<'dns'> = async (deadline, target, module, registry
   const parsed = dnsTarget.parse(target);
   if (!parsed.ok) {
     logger.error('Target is not host or host:port', { target, err: parsed.problem });
-    return false;
+    return failed('target or module not usable');
   }
   const host = parsed.target.host;
   const port = parsed.target.port ?? settings.defaultPort;
@@ -88,7 +89,7 @@ export const probeDns: Prober<'dns'> = async (deadline, target, module, registry
     endpoint = { address: resolved.address, port, family: resolved.family, source: settings.sourceAddress };
   } catch (error) {
     logger.error('Error resolving address', { err: (error as Error).message });
-    return false;
+    return failureOf(error, 'resolve failed');
   }
 
   const id = randomInt(0, 0x10000);
@@ -112,7 +113,7 @@ export const probeDns: Prober<'dns'> = async (deadline, target, module, registry
     response = decodeResponse(bytes);
   } catch (error) {
     logger.error('Error while sending a DNS query', { err: (error as Error).message });
-    return false;
+    return failureOf(error, 'protocol error');
   } finally {
     resources.destroyAll();
     durations.set({ phase: 'connect' }, phases.connect);
@@ -138,7 +139,7 @@ export const probeDns: Prober<'dns'> = async (deadline, target, module, registry
   const rcode = response.rcode ?? 'NOERROR';
   if (!settings.validRcodes.includes(rcode)) {
     logger.error('Rcode is not one of the valid rcodes', { rcode, valid_rcodes: settings.validRcodes.join(',') });
-    return false;
+    return failed('DNS rcode not accepted');
   }
   logger.debug('Rcode is valid', { rcode });
   const sections: Array<[string, readonly DecodedRecord[], RecordValidator | undefined]> = [
@@ -150,8 +151,8 @@ export const probeDns: Prober<'dns'> = async (deadline, target, module, registry
     logger.debug(`Validating ${section} RRs`);
     if (!validRecords(records, validator, logger)) {
       logger.error(`${section} RRs validation failed`);
-      return false;
+      return failed('DNS records not accepted');
     }
   }
-  return true;
+  return SUCCEEDED;
 };

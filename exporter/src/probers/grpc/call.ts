@@ -36,6 +36,8 @@ export const GRPC_DEADLINE_EXCEEDED = code('DEADLINE_EXCEEDED');
 export const GRPC_UNAVAILABLE = code('UNAVAILABLE');
 export const GRPC_INTERNAL = code('INTERNAL');
 export const GRPC_CANCELLED = code('CANCELLED');
+export const GRPC_NOT_FOUND = code('NOT_FOUND');
+export const GRPC_UNIMPLEMENTED = code('UNIMPLEMENTED');
 
 /** A call that did not end in OK, with its gRPC status code and what went wrong. */
 export class GrpcCallError extends Error {

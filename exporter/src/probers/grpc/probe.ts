@@ -15,8 +15,9 @@ import { dial } from '../shared/dial';
 import { joinHostPort, withoutZone } from '../shared/host-port';
 import { Resources } from '../shared/resources';
 import { recordTlsMetrics, tlsConnectionOptions, tlsConnectionState, type TlsConnectionState } from '../shared/tls';
-import type { Prober } from '../types';
-import { GRPC_CANCELLED, GRPC_CODE_NAMES, GRPC_DEADLINE_EXCEEDED, GRPC_INTERNAL, GRPC_OK, GRPC_UNAVAILABLE, GrpcCallError, unaryCall } from './call';
+import type { ProbeOutcome, Prober } from '../types';
+import { failed, failureOf, passedOr } from '../shared/failure';
+import { GRPC_CANCELLED, GRPC_CODE_NAMES, GRPC_DEADLINE_EXCEEDED, GRPC_INTERNAL, GRPC_NOT_FOUND, GRPC_OK, GRPC_UNAVAILABLE, GRPC_UNIMPLEMENTED, GrpcCallError, unaryCall } from './call';
 import { grpcTarget } from './definition';
 import { decodeCheckResponse, encodeCheckRequest, HEALTH_CHECK_PATH, SERVING_STATUSES, servingStatusName } from './health';
 
@@ -35,6 +36,9 @@ function statusOf(error: unknown): number {
   return GRPC_UNAVAILABLE;
 }
 
+/** Call statuses that say the health service does not serve: the service unknown to it, no health service, unavailable. */
+const NOT_SERVING_CODES = new Set([GRPC_NOT_FOUND, GRPC_UNIMPLEMENTED, GRPC_UNAVAILABLE]);
+
 export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, registry, logger) => {
   const settings = module.grpc;
   const durations = phaseGauge(registry, PROBE_GRPC_DURATION, GRPC_PHASES);
@@ -50,7 +54,7 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
   const parsed = grpcTarget.parse(target);
   if (!parsed.ok) {
     logger.error('Could not parse target', { target, err: parsed.problem });
-    return false;
+    return failed('target or module not usable');
   }
   const host = parsed.target.host;
   const port = parsed.target.port ?? (settings.tls ? 443 : 80);
@@ -63,7 +67,7 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
     durations.set({ phase: 'resolve' }, resolved.lookupSeconds);
   } catch (error) {
     logger.error('Error resolving address', { err: (error as Error).message });
-    return false;
+    return failureOf(error, 'resolve failed');
   }
 
   let tlsOptions: ConnectionOptions | undefined;
@@ -72,7 +76,7 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
       tlsOptions = await tlsConnectionOptions(settings.tlsConfig, host);
     } catch (error) {
       logger.error('Error creating TLS configuration', { err: (error as Error).message });
-      return false;
+      return failureOf(error, 'target or module not usable');
     }
   }
 
@@ -84,6 +88,7 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
   logger.debug('Checking gRPC health', { address, port, service: settings.service, tls: settings.tls });
   let servingStatus: string | undefined;
   let code: number;
+  let callFailure: ProbeOutcome | undefined;
   let tls: TlsConnectionState | undefined;
   try {
     const socket = await dial(deadline, { address, port, family }, tlsOptions && { ...tlsOptions, ALPNProtocols: ['h2'] }, resources);
@@ -104,6 +109,7 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
     if (tls) recordTlsMetrics(tls, registry, !settings.tlsConfig.insecureSkipVerify, GRPC_TLS_METRICS);
   } catch (error) {
     code = statusOf(error);
+    callFailure = error instanceof GrpcCallError && NOT_SERVING_CODES.has(error.code) ? failed('gRPC not serving') : failureOf(error, 'protocol error');
     logger.error("can't connect grpc server", { err: (error as Error).message, code: GRPC_CODE_NAMES[code] ?? String(code) });
   } finally {
     deadline.signal.removeEventListener('abort', abort);
@@ -121,7 +127,7 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
     // Upstream registers this one whatever happened; kept so that the metric names stay the same.
     gauge(registry, PROBE_SSL_EARLIEST_CERT_EXPIRY).set(0);
   }
-  if (servingStatus === undefined) return false;
+  if (servingStatus === undefined) return callFailure ?? failed('protocol error');
   logger.debug('Health check answered', { serving_status: servingStatus });
-  return servingStatus === 'SERVING';
+  return passedOr(servingStatus === 'SERVING', 'gRPC not serving');
 };

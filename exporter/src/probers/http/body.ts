@@ -47,7 +47,8 @@ function decompressor(compression: string, resources: Resources): Transform | un
   }
 }
 
-class BodyTooLarge extends Error {
+/** A body past body_size_limit: the response is not accepted, as upstream's MaxBytesReader fails it. */
+export class BodyTooLarge extends Error {
   constructor(limit: number) {
     super(`response body larger than body_size_limit (${limit} bytes)`);
   }

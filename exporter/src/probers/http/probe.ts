@@ -24,11 +24,12 @@ import { resolveTargetAddress } from '../shared/address';
 import { unbracket } from '../shared/host-port';
 import { beforeDeadline } from '../shared/deadline';
 import { recordTlsMetrics, tlsConnectionOptions } from '../shared/tls';
-import type { ProbeDeadline, ProbeLogger, Prober } from '../types';
+import type { ProbeDeadline, ProbeLogger, ProbeOutcome, Prober } from '../types';
+import { failed, failureOf, passedOr, SUCCEEDED } from '../shared/failure';
 import { Resources } from '../shared/resources';
 import { exchange, type ExchangeSettings, type Hop, type IncomingResponse, type Timings } from './exchange';
 import { requestContent, type HeaderList, type RequestContent } from './request';
-import { readBody } from './body';
+import { BodyTooLarge, readBody } from './body';
 import { oauth2Authorization } from './oauth2';
 import type { ProxyChoice } from './proxy';
 
@@ -143,7 +144,7 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
   const parsed = httpTarget.parse(target);
   if (!parsed.ok) {
     logger.error('Could not parse target URL', { target, err: parsed.problem });
-    return false;
+    return failed('target or module not usable');
   }
   const targetUrl = parsed.target.url;
   const targetZone = parsed.target.zone;
@@ -159,7 +160,7 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
       firstAddress = resolved.address;
     } catch (error) {
       logger.error('Error resolving address', { err: error as Error });
-      return false;
+      return failureOf(error, 'resolve failed');
     }
   }
 
@@ -167,7 +168,7 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
   const abort = (): void => resources.destroyAll();
   deadline.signal.addEventListener('abort', abort, { once: true });
   const exchanges: Exchanges = { hops: [], redirects: 0, requestErrored: false };
-  let verdict: Verdict = { success: false, bodyLength: 0, bodyRead: false };
+  let verdict: Verdict = { outcome: failed('internal error'), bodyLength: 0, bodyRead: false };
   try {
     let request: RequestContent;
     let serverName: string;
@@ -186,18 +187,18 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
       if (targetUrl.protocol === 'https:') firstTlsOptions = await tlsConnectionOptions({ ...http.tls, serverName }, serverName);
     } catch (error) {
       logger.error('Error preparing the request', { err: error as Error });
-      return false;
+      return failureOf(error, 'target or module not usable');
     }
     await sendFollowingRedirects(exchanges, { http, targetUrl, targetZone, firstAddress, serverName, firstTlsOptions, proxy, deadline, resources, logger }, request);
     if (exchanges.final) verdict = await judge(exchanges.final, exchanges.requestErrored, http, deadline, resources, logger, regexGauge, celGauge);
     exchanges.hops[exchanges.hops.length - 1].timings.end = performance.now();
   } catch (error) {
     logger.error('Error for HTTP request', { err: error as Error });
-    verdict = { ...verdict, success: false };
+    verdict = { ...verdict, outcome: failureOf(error, 'protocol error') };
   } finally {
     deadline.signal.removeEventListener('abort', abort);
   }
-  let success = verdict.success;
+  let outcome = verdict.outcome;
   recordPhases(duration, exchanges.hops);
   const final = exchanges.final;
   if (final) {
@@ -210,11 +211,11 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
       recordTlsMetrics(final.tls, registry, !http.tls.insecureSkipVerify);
       if (http.failIfSsl) {
         logger.error('Final request was over SSL');
-        success = false;
+        if (outcome.success) outcome = failed('HTTP response not accepted');
       }
     } else if (http.failIfNotSsl) {
       logger.error('Final request was not over SSL');
-      success = false;
+      if (outcome.success) outcome = failed('HTTP response not accepted');
     }
     statusGauge.set(final.status);
     // Go's HTTP/2 client reports 0, not -1, for a response that ends with its headers; an empty body is that case.
@@ -224,7 +225,7 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
   uncompressedLength.set(verdict.bodyLength);
   redirectsGauge.set(exchanges.redirects);
   resources.destroyAll();
-  return success;
+  return outcome;
 };
 
 /** `fe80::1` with zone `eth0` is dialled as `fe80::1%eth0`. */
@@ -343,7 +344,7 @@ async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, fi
 }
 
 interface Verdict {
-  readonly success: boolean;
+  readonly outcome: ProbeOutcome;
   readonly bodyLength: number;
   readonly bodyRead: boolean;
 }
@@ -360,6 +361,7 @@ async function judge(
   celGauge: Gauge | undefined,
 ): Promise<Verdict> {
   let success: boolean;
+  let outcome: ProbeOutcome = SUCCEEDED;
   if (http.validStatusCodes.length > 0) {
     success = http.validStatusCodes.includes(final.status);
     if (!success) logger.debug('Invalid HTTP response status code', { status_code: final.status, valid_status_codes: http.validStatusCodes });
@@ -367,9 +369,11 @@ async function judge(
     success = final.status >= 200 && final.status < 300;
     if (!success) logger.debug('Invalid HTTP response status code, wanted 2xx', { status_code: final.status });
   }
+  if (!success) outcome = failed('HTTP status not accepted');
   if (success && (http.failIfHeaderMatches.length > 0 || http.failIfHeaderNotMatches.length > 0)) {
     success = headersPass(final, http, logger);
     regexGauge.set(success ? 0 : 1);
+    outcome = passedOr(success, 'body or header regexp failed');
   }
   const bodyRegexps = http.failIfBodyMatches.length > 0 || http.failIfBodyNotMatches.length > 0;
   let bodyLength = 0;
@@ -382,25 +386,28 @@ async function judge(
       if (success && bodyRegexps) {
         success = bodyPasses(body.text, http, logger);
         regexGauge.set(success ? 0 : 1);
+        outcome = passedOr(success, 'body or header regexp failed');
       }
       // Upstream hands the CEL check what the regexps left of the body (nothing, when they read it all);
       // here it gets the whole body, so that a module with both checks can pass.
       if (success && celGauge) {
         success = bodyJsonPasses(body.text, http, logger);
         celGauge.set(success ? 0 : 1);
+        outcome = passedOr(success, 'body CEL expression failed');
       }
     } catch (error) {
       logger.debug('Failed to read HTTP response body', { err: error as Error });
       if (success && bodyRegexps) regexGauge.set(1);
       else if (success && celGauge) celGauge.set(1);
+      if (outcome.success) outcome = error instanceof BodyTooLarge ? failed('HTTP response not accepted') : failureOf(error, 'protocol error');
       success = false;
     }
   }
   if (http.validHttpVersions.length > 0 && !http.validHttpVersions.includes(final.proto)) {
     logger.error('Invalid HTTP version number', { version: final.proto });
-    success = false;
+    if (outcome.success) outcome = failed('HTTP response not accepted');
   }
-  return { success, bodyLength, bodyRead };
+  return { outcome, bodyLength, bodyRead };
 }
 
 /** probe_http_duration_seconds from each hop's instants, summed over hops, as upstream's trace does it. */

@@ -10,6 +10,8 @@ import { resolveTargetAddress } from '../shared/address';
 import { icmpAddonProblem, openIcmpSocket, type IcmpFamily, type IcmpSocket, type IcmpSocketError } from './socket';
 import { echoRequest, isExpectedReply } from './echo';
 import type { ProbeDeadline, ProbeLogger, Prober } from '../types';
+import { failed, failureOf, SUCCEEDED } from '../shared/failure';
+import { ProbeInterrupted } from '../shared/deadline';
 
 /** Identifies this process's echo requests on a raw socket, where every ICMP message of the host arrives. */
 const ECHO_IDENTIFIER = process.pid & 0xffff;
@@ -63,13 +65,13 @@ export const probeIcmp: Prober<'icmp'> = async (deadline, target, module, regist
   const addonProblem = icmpAddonProblem();
   if (addonProblem !== undefined) {
     logger.error('The ICMP addon is missing; icmp probes cannot run', { err: addonProblem });
-    return false;
+    return failed('internal error');
   }
 
   const parsed = icmpTarget.parse(target);
   if (!parsed.ok) {
     logger.error('Could not parse target', { target, err: parsed.problem });
-    return false;
+    return failed('target or module not usable');
   }
   let family: IcmpFamily;
   let address: string;
@@ -80,7 +82,7 @@ export const probeIcmp: Prober<'icmp'> = async (deadline, target, module, regist
     durations.set({ phase: 'resolve' }, resolved.lookupSeconds);
   } catch (error) {
     logger.warn('Error resolving address', { err: (error as Error).message });
-    return false;
+    return failureOf(error, 'resolve failed');
   }
 
   const setupStarted = performance.now();
@@ -100,7 +102,8 @@ export const probeIcmp: Prober<'icmp'> = async (deadline, target, module, regist
     opened = openEchoSocket(family, settings, onMessage, logger);
   } catch (error) {
     logger.error('Error listening to socket', { err: (error as Error).message });
-    return false;
+    // No ICMP socket (no CAP_NET_RAW, no ping group): no echo could go out, which the log says in words.
+    return failureOf(error, 'connection failed');
   }
 
   try {
@@ -117,12 +120,12 @@ export const probeIcmp: Prober<'icmp'> = async (deadline, target, module, regist
     } catch (error) {
       logger.warn('Error writing to socket', { err: (error as Error).message });
       reply?.(Number.NaN);
-      return false;
+      return failureOf(error, 'connection failed');
     }
     const hopLimit = await replied;
     if (hopLimit === undefined) {
       logger.warn('Timeout reading from socket', { seq: sequence });
-      return false;
+      return deadline.signal.reason instanceof ProbeInterrupted ? failed('probe interrupted') : failed('ICMP no reply');
     }
     durations.set({ phase: 'rtt' }, (performance.now() - rttStarted) / 1000);
     if (hopLimit >= 0) {
@@ -130,7 +133,7 @@ export const probeIcmp: Prober<'icmp'> = async (deadline, target, module, regist
       hopLimitGauge.set(hopLimit);
     }
     logger.debug('Found matching reply packet', { seq: sequence });
-    return true;
+    return SUCCEEDED;
   } finally {
     opened.socket.close();
   }

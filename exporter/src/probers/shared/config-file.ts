@@ -27,11 +27,14 @@ async function readFresh(path: string): Promise<Buffer> {
   return content;
 }
 
+/** A file the module names could not be read: the module is not usable as it stands. */
+export class ConfiguredFileError extends Error {}
+
 /** The file at `path`, current as of this probe; a failure names `field` and the path. */
 export async function readConfiguredFile(field: string, path: string): Promise<Buffer> {
   try {
     return await readFresh(path);
   } catch (error) {
-    throw new Error(`${field}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ConfiguredFileError(`${field}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
 }

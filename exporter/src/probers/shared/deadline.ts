@@ -4,11 +4,34 @@
  * also fires when the probe is interrupted before its time: the scrape that asked for it went away, or an
  * error escaped the probe (see ../../server/escaped-errors.ts).
  */
+import type { TimeoutPhase } from '../../contract/failure-reasons';
 import type { ProbeDeadline } from '../types';
+
+/**
+ * The steps a probe waits on, each with the timeout phase its failure reason names: the step's own word
+ * stays in the log, the phase keeps the metric's labels few. A new step is added here, which the type
+ * checker then asks for.
+ */
+export const DEADLINE_PHASES = {
+  probe: 'response',
+  resolve: 'resolve',
+  connect: 'connect',
+  'proxy CONNECT': 'connect',
+  'oauth2 token': 'connect',
+  tls: 'tls',
+  starttls: 'tls',
+  processing: 'response',
+  request: 'response',
+  query_response: 'response',
+  check: 'response',
+  transfer: 'transfer',
+} as const satisfies Record<string, TimeoutPhase>;
+
+export type DeadlinePhase = keyof typeof DEADLINE_PHASES;
 
 /** The error every phase reports when the deadline fires, so logs say "deadline" instead of a socket error. */
 export class DeadlineExceeded extends Error {
-  constructor(phase: string) {
+  constructor(readonly phase: DeadlinePhase) {
     super(`deadline exceeded during ${phase}`);
     this.name = 'DeadlineExceeded';
   }
@@ -22,12 +45,12 @@ export class ProbeInterrupted extends Error {
   }
 }
 
-function abortError(signal: AbortSignal, phase: string): Error {
+function abortError(signal: AbortSignal, phase: DeadlinePhase): Error {
   return signal.reason instanceof ProbeInterrupted ? signal.reason : new DeadlineExceeded(phase);
 }
 
 /** Resolves or rejects as `work` does, or rejects with DeadlineExceeded (or ProbeInterrupted) when the signal fires first. */
-export function beforeDeadline<T>(deadline: ProbeDeadline, phase: string, work: Promise<T>): Promise<T> {
+export function beforeDeadline<T>(deadline: ProbeDeadline, phase: DeadlinePhase, work: Promise<T>): Promise<T> {
   const { signal } = deadline;
   if (signal.aborted) {
     work.catch(() => undefined);

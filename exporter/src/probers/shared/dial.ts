@@ -7,7 +7,8 @@
 import { connect as connectNet, type Socket } from 'node:net';
 import { connect as connectTls, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import type { ProbeDeadline } from '../types';
-import { beforeDeadline } from './deadline';
+import { beforeDeadline, type DeadlinePhase } from './deadline';
+import { TlsHandshakeError } from './failure';
 import type { Resources } from './resources';
 
 export interface Endpoint {
@@ -20,10 +21,10 @@ export interface Endpoint {
   readonly source?: string;
 }
 
-/** Resolves once `socket` emits `event`; rejects on its first error. */
+/** Resolves once `socket` emits `event`; rejects on its first error (for TLS, a TlsHandshakeError). */
 function settled(socket: Socket, event: 'connect' | 'secureConnect'): Promise<void> {
   return new Promise((resolve, reject) => {
-    socket.once('error', reject);
+    socket.once('error', (error) => reject(event === 'secureConnect' ? new TlsHandshakeError(error) : error));
     socket.once(event, () => resolve());
   });
 }
@@ -49,7 +50,7 @@ export async function connectUnix(deadline: ProbeDeadline, path: string, resourc
  * Handshakes TLS over `socket` with `options` (from the module's tls_config); `phase` names the step in a
  * deadline error. A certificate that fails verification rejects, unless the options say not to verify.
  */
-export async function secureSocket(deadline: ProbeDeadline, phase: string, socket: Socket, options: ConnectionOptions, resources: Resources): Promise<TLSSocket> {
+export async function secureSocket(deadline: ProbeDeadline, phase: DeadlinePhase, socket: Socket, options: ConnectionOptions, resources: Resources): Promise<TLSSocket> {
   const secured = resources.own(connectTls({ ...options, socket }));
   await beforeDeadline(deadline, phase, settled(secured, 'secureConnect'));
   return secured;

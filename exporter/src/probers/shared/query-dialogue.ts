@@ -8,7 +8,8 @@ import type { Socket } from 'node:net';
 import { Gauge, type Registry } from 'prom-client';
 import { expandGoTemplate, type GoMatch } from '../../config/regexp';
 import { PROBE_EXPECT_INFO, PROBE_FAILED_DUE_TO_BYTES, PROBE_FAILED_DUE_TO_REGEX, gauge } from '../../metrics';
-import type { ProbeLogger } from '../types';
+import type { ProbeLogger, ProbeOutcome } from '../types';
+import { failed, SUCCEEDED } from './failure';
 import type { QueryStep } from './query-response';
 import { StreamReader } from './stream-reader';
 
@@ -48,10 +49,10 @@ export interface Dialogue {
 }
 
 /**
- * Walks `steps` over `socket`; resolves to whether every step passed. It does not watch the deadline: the
+ * Walks `steps` over `socket`; resolves to the outcome: a step that did not get what it expects fails with 'query response not matched'. It does not watch the deadline: the
  * prober runs it under beforeDeadline and destroys the sockets it owns when the probe ends.
  */
-export async function runQueryResponses(socket: Socket, steps: readonly QueryStep[], dialogue: Dialogue): Promise<boolean> {
+export async function runQueryResponses(socket: Socket, steps: readonly QueryStep[], dialogue: Dialogue): Promise<ProbeOutcome> {
   const { registry, logger } = dialogue;
   const failedDueToRegex = gauge(registry, PROBE_FAILED_DUE_TO_REGEX);
   const failedDueToBytes = gauge(registry, PROBE_FAILED_DUE_TO_BYTES);
@@ -70,7 +71,7 @@ export async function runQueryResponses(socket: Socket, steps: readonly QuerySte
       if (match === null) {
         failedDueToRegex.set(1);
         logger.error('Regexp did not match', { regexp: step.expect.source, line: line ?? '' });
-        return false;
+        return failed('query response not matched');
       }
       logger.debug('Regexp matched', { regexp: step.expect.source, line: line ?? '' });
       failedDueToRegex.set(0);
@@ -82,12 +83,12 @@ export async function runQueryResponses(socket: Socket, steps: readonly QuerySte
       const received = await reader.bytes(expected.length);
       if (received.length < expected.length) {
         logger.error('Read less data than expected', { expected: expected.toString('hex'), bytes: received.toString('hex') });
-        return false;
+        return failed('query response not matched');
       }
       if (!received.equals(expected)) {
         failedDueToBytes.set(1);
         logger.error('Bytes did not match', { expected: expected.toString('hex'), bytes: received.toString('hex') });
-        return false;
+        return failed('query response not matched');
       }
       failedDueToBytes.set(0);
     }
@@ -102,5 +103,5 @@ export async function runQueryResponses(socket: Socket, steps: readonly QuerySte
       logger.debug('TLS Handshake (client) succeeded.');
     }
   }
-  return true;
+  return SUCCEEDED;
 }

@@ -7,19 +7,28 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Registry } from 'prom-client';
 import { tcpTarget, type TcpSettings } from './definition';
-import { resolveTargetAddress } from '../shared/address';
+import { resolveTargetAddress, type ResolvedAddress } from '../shared/address';
 import { beforeDeadline } from '../shared/deadline';
 import { Resources } from '../shared/resources';
 import { dial, secureSocket } from '../shared/dial';
 import { runQueryResponses } from '../shared/query-dialogue';
 import { recordTlsMetrics, tlsConnectionOptions, tlsConnectionState } from '../shared/tls';
 import type { ProbeDeadline, ProbeLogger, Prober } from '../types';
+import { failed, failureOf } from '../shared/failure';
 
 /** Upstream's tcp prober reports no cipher. */
 const TCP_TLS_METRICS = { lastChainExpiry: true, cipher: false } as const;
 
-async function openConnection(deadline: ProbeDeadline, host: string, port: number, settings: TcpSettings, registry: Registry, logger: ProbeLogger, resources: Resources): Promise<Socket> {
-  const resolved = await resolveTargetAddress(host, settings.ip, deadline, registry, logger);
+async function openConnection(
+  deadline: ProbeDeadline,
+  host: string,
+  port: number,
+  resolved: ResolvedAddress,
+  settings: TcpSettings,
+  registry: Registry,
+  logger: ProbeLogger,
+  resources: Resources,
+): Promise<Socket> {
   if (settings.sourceAddress) logger.debug('Using local address', { srcIP: settings.sourceAddress });
   const tlsOptions = settings.tls ? await tlsConnectionOptions(settings.tlsConfig, host) : undefined;
   logger.debug(settings.tls ? 'Dialing TCP with TLS' : 'Dialing TCP without TLS', { address: resolved.address, port });
@@ -42,18 +51,25 @@ export const probeTcp: Prober<'tcp'> = async (deadline, target, module, registry
   const parsed = tcpTarget.parse(target);
   if (!parsed.ok) {
     logger.error('Error splitting target address and port', { target, err: parsed.problem });
-    return false;
+    return failed('target or module not usable');
   }
   const { host, port } = parsed.target;
+  let resolved: ResolvedAddress;
+  try {
+    resolved = await resolveTargetAddress(host, settings.ip, deadline, registry, logger);
+  } catch (error) {
+    logger.error('Error during TCP probe', { err: (error as Error).message });
+    return failureOf(error, 'resolve failed');
+  }
   const resources = new Resources(logger);
   try {
-    const socket = await openConnection(deadline, host, port, settings, registry, logger, resources);
+    const socket = await openConnection(deadline, host, port, resolved, settings, registry, logger, resources);
     logger.debug('Successfully dialed');
     const work = runQueryResponses(socket, settings.steps, { registry, logger, startTls: (plain) => startTls(plain, deadline, host, settings, registry, resources) });
     return await beforeDeadline(deadline, 'query_response', work);
   } catch (error) {
     logger.error('Error during TCP probe', { err: (error as Error).message });
-    return false;
+    return failureOf(error, 'connection failed');
   } finally {
     resources.destroyAll();
   }

@@ -5,18 +5,19 @@
 import type { Socket } from 'node:net';
 import type { Registry } from 'prom-client';
 import { unixTarget, type UnixSettings } from './definition';
-import { beforeDeadline } from '../shared/deadline';
+import { beforeDeadline, type DeadlinePhase } from '../shared/deadline';
 import { connectUnix, secureSocket } from '../shared/dial';
 import { runQueryResponses } from '../shared/query-dialogue';
 import { Resources } from '../shared/resources';
 import { recordTlsMetrics, tlsConnectionOptions, tlsConnectionState } from '../shared/tls';
 import type { ProbeDeadline, Prober } from '../types';
+import { failed, failureOf } from '../shared/failure';
 
 /** Upstream's unix prober reports what its tcp prober does over TLS: no cipher. */
 const UNIX_TLS_METRICS = { lastChainExpiry: true, cipher: false } as const;
 
 /** TLS over `socket`; a socket path has no host name, so only tls_config's server_name names the server, as upstream. */
-async function secure(socket: Socket, phase: string, deadline: ProbeDeadline, settings: UnixSettings, registry: Registry, resources: Resources): Promise<Socket> {
+async function secure(socket: Socket, phase: DeadlinePhase, deadline: ProbeDeadline, settings: UnixSettings, registry: Registry, resources: Resources): Promise<Socket> {
   const options = await tlsConnectionOptions(settings.tlsConfig, '');
   const secured = await secureSocket(deadline, phase, socket, options, resources);
   recordTlsMetrics(tlsConnectionState(secured), registry, !settings.tlsConfig.insecureSkipVerify, UNIX_TLS_METRICS);
@@ -28,7 +29,7 @@ export const probeUnix: Prober<'unix'> = async (deadline, target, module, regist
   const parsed = unixTarget.parse(target);
   if (!parsed.ok) {
     logger.error('Error dialing unix', { target, err: parsed.problem });
-    return false;
+    return failed('target or module not usable');
   }
   const resources = new Resources(logger);
   try {
@@ -43,7 +44,7 @@ export const probeUnix: Prober<'unix'> = async (deadline, target, module, regist
     // A permission error says so, as upstream's does: the exporter's user cannot open the socket.
     const message = code === 'EACCES' || code === 'EPERM' ? `permission denied connecting to unix socket ${target}: ${(error as Error).message}` : (error as Error).message;
     logger.error('Error dialing unix', { err: message });
-    return false;
+    return failureOf(error, 'connection failed');
   } finally {
     resources.destroyAll();
   }

@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { describeWithBinaries } from '../../../../test/support/integration';
-import { metricValue, type Sample } from '../../../loopback/metrics-text';
+import { metricValue, upstreamSamples, type Sample } from '../../../loopback/metrics-text';
 import { REFERENCE_EXPORTER, freePort, startPair, type ExporterPair } from '../../../loopback/reference-exporter';
 
 const DNSMASQ = '/usr/sbin/dnsmasq';
 
 const withoutTimes = (samples: readonly Sample[]): string[] =>
-  samples
+  upstreamSamples(samples)
     .filter((sample) => !/duration_seconds|lookup_time_seconds/.test(sample.name))
     .map((sample) => `${sample.name}${JSON.stringify(sample.labels)} ${sample.value}`)
     .sort();

@@ -55,6 +55,7 @@ describe('CEL checks of the JSON body', () => {
     expect(failing.success).toBe(false);
     expect(metricValue(failing.samples, 'probe_failed_due_to_cel')).toBe(1);
     expect(failing.log).toContain('Body did not match CEL expression');
+    expect(failing.failure).toEqual({ reason: 'body CEL expression failed' });
   });
 
   it('fails when fail_if_body_json_matches_cel is true, with macros over nested lists', async () => {
@@ -75,6 +76,7 @@ describe('CEL checks of the JSON body', () => {
     expect(notJson.success).toBe(false);
     expect(metricValue(notJson.samples, 'probe_failed_due_to_cel')).toBe(1);
     expect(notJson.log).toContain('Error unmarshalling HTTP body to JSON');
+    expect(notJson.failure).toEqual({ reason: 'body CEL expression failed' });
     // No such field: an evaluation error, which fails the probe whichever of the two fields holds it.
     for (const field of ['fail_if_body_json_matches_cel', 'fail_if_body_json_not_matches_cel'] as const) {
       const missing = await runProbe(celModule(field, 'body.absent == 1'), `${base}/documented`);

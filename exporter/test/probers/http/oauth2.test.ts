@@ -92,7 +92,7 @@ function loadModule(oauth2Yaml: string): () => Promise<{ success: boolean; sampl
     const log = new ProbeLog(new Logger('error', () => undefined), {});
     const deadline = deadlineIn(3000);
     try {
-      const success = await probe(deadline, `http://127.0.0.1:${port(target)}/`, module, registry, log, {});
+      const { success } = await probe(deadline, `http://127.0.0.1:${port(target)}/`, module, registry, log, {});
       return { success, samples: parseMetrics(await registry.metrics()), log: log.text() };
     } finally {
       deadline.cancel();

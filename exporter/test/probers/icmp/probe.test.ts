@@ -74,6 +74,7 @@ describeRaw('icmp prober (with CAP_NET_RAW)', () => {
   ] as const)('echoes %s and reports phases, protocol and reply hop limit', async (target, family) => {
     const run = await probe(target);
     expect(run.success).toBe(true);
+    expect(run.failure).toBeUndefined();
     expect(metricValue(run.samples, 'probe_ip_protocol')).toBe(family);
     expect(metricValue(run.samples, 'probe_icmp_reply_hop_limit')).toBe(64);
     for (const phase of ['resolve', 'setup', 'rtt']) {
@@ -127,7 +128,8 @@ describeRaw('icmp prober (with CAP_NET_RAW)', () => {
     const fallback = await probe('localhost', { preferred_ip_protocol: 'ip6', ip_protocol_fallback: true });
     expect(fallback.success).toBe(true);
     expect(metricValue(fallback.samples, 'probe_ip_protocol')).toBe(4);
-    expect((await probe('localhost', { preferred_ip_protocol: 'ip6', ip_protocol_fallback: false })).success).toBe(false);
+    const noAddress = await probe('localhost', { preferred_ip_protocol: 'ip6', ip_protocol_fallback: false });
+    expect([noAddress.success, noAddress.failure]).toEqual([false, { reason: 'resolve failed' }]);
   });
 });
 
@@ -179,7 +181,7 @@ const describePrivileges = privilegeTools ? describe : describe.skip;
 describePrivileges('icmp prober under other privileges and networks (child processes)', () => {
   it('without CAP_NET_RAW nor ping sockets fails with a line naming the capability', () => {
     const run = probeInChild({ namespace: false, dropNetRaw: true }, '127.0.0.1', {});
-    expect(run.success).toBe(false);
+    expect([run.success, run.failure]).toEqual([false, { reason: 'connection failed' }]);
     expect(run.log).toMatch(/level=error msg="Error listening to socket" err=".*CAP_NET_RAW.*ping_group_range/);
   });
 
@@ -221,7 +223,7 @@ describePrivileges('icmp prober under other privileges and networks (child proce
   it.each(['127.0.0.1', '::1'])('gives up on %s at the deadline when echo is ignored, leaving nothing open', (target) => {
     const setup = 'ip link set lo up && echo 1 > /proc/sys/net/ipv4/icmp_echo_ignore_all && echo 1 > /proc/sys/net/ipv6/icmp/echo_ignore_all';
     const run = probeInChild({ namespace: true, setup, dropNetRaw: false }, target, {}, 500);
-    expect(run.success).toBe(false);
+    expect([run.success, run.failure]).toEqual([false, { reason: 'ICMP no reply' }]);
     expect(run.log).toContain('Timeout reading from socket');
     expect(run.elapsedMs).toBeGreaterThanOrEqual(490);
     expect(run.elapsedMs).toBeLessThan(600);

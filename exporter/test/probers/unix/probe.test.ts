@@ -64,6 +64,7 @@ describe('unix prober', () => {
     const missing = await probe(join(dir, 'missing.sock'), {});
     expect(missing.success).toBe(false);
     expect(missing.log).toMatch(/msg="Error dialing unix" err=".*ENOENT/);
+    expect(missing.failure).toEqual({ reason: 'connection failed' });
   });
 
   it('runs the dialogue tcp runs: labels from captures, expect_bytes, sends', async () => {
@@ -78,6 +79,7 @@ describe('unix prober', () => {
     const noMatch = await probe(join(dir, 'plain.sock'), { query_response: [{ send: 'QUIT' }, { expect: '^never' }] });
     expect(noMatch.success).toBe(false);
     expect(metricValue(noMatch.samples, 'probe_failed_due_to_regex')).toBe(1);
+    expect([bytes.failure, noMatch.failure]).toEqual([{ reason: 'query response not matched' }, { reason: 'query response not matched' }]);
   });
 
   it('upgrades with starttls and speaks TLS from the start, verifying against tls_config', async () => {

@@ -1,0 +1,72 @@
+/**
+ * Probing a target from another package (`probekit test`): a module as the config file writes it, compiled
+ * and run through the exporter's own probers and probe path, in the caller's process. The probers and
+ * their runtime dependencies load on the first call, not with the contract: a package that only renders
+ * configs never loads them.
+ */
+import { compileModule } from '../config/module';
+import type { Fields, LogLevel } from '../log';
+import type { ProbeFailure } from './failure-reasons';
+import { ProblemsError } from './problems';
+
+export interface TargetProbeOptions {
+  /**
+   * The scrape timeout the probe runs under, in seconds: the probe takes the module's timeout when that is
+   * shorter, else this less the exporter's default offset, as a scrape would. @default 120, upstream's
+   */
+  readonly scrapeTimeoutSeconds?: number;
+  /** Fires to stop the probe early (Ctrl-C): it ends at once, failed, with every socket closed. */
+  readonly signal?: AbortSignal;
+  /** Where the module's relative file paths (ca_file, body_file) are read from. @default the current directory */
+  readonly directory?: string;
+}
+
+/** One sample of the probe's metrics, as /probe would have returned it. */
+export interface ProbeSample {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+export interface TargetProbeResult {
+  readonly success: boolean;
+  /** Why it failed; absent when it succeeded. */
+  readonly failure?: ProbeFailure;
+  readonly durationSeconds: number;
+  readonly samples: readonly ProbeSample[];
+  /** The probe's log lines as data: what the debug output shows. */
+  readonly log: ReadonlyArray<{ readonly level: LogLevel; readonly message: string; readonly fields: Fields }>;
+}
+
+/** The runtime, loaded once on first use. */
+let runtime: { probeRun: typeof import('../server/probe-run'); handler: typeof import('../server/probe-handler'); log: typeof import('../log'); mask: typeof import('../config/mask') } | undefined;
+
+function loadRuntime(): NonNullable<typeof runtime> {
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, so that importing the contract loads no prober */
+  runtime ??= {
+    probeRun: require('../server/probe-run') as typeof import('../server/probe-run'),
+    handler: require('../server/probe-handler') as typeof import('../server/probe-handler'),
+    log: require('../log') as typeof import('../log'),
+    mask: require('../config/mask') as typeof import('../config/mask'),
+  };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return runtime;
+}
+
+/**
+ * Probes `target` with module `moduleName` (`module` as the config file writes it). Resolves to the outcome;
+ * rejects only with a ProblemsError when the module is not valid (paths from `modules.<name>`).
+ */
+export async function probeTarget(moduleName: string, module: unknown, target: string, options: TargetProbeOptions = {}): Promise<TargetProbeResult> {
+  const compiled = compileModule(moduleName, module, options.directory ?? process.cwd());
+  if ('problems' in compiled) throw new ProblemsError(compiled.problems);
+  const { probeRun, handler, log, mask } = loadRuntime();
+  const timeoutSeconds = handler.probeTimeoutSeconds(compiled.module.timeoutMs, options.scrapeTimeoutSeconds?.toString(), handler.DEFAULT_TIMEOUT_OFFSET_SECONDS);
+  const shownTarget = mask.maskUrl(target);
+  // The probe's lines stay in its own log; nothing goes to the caller's output.
+  const probeLog = new log.ProbeLog(new log.Logger('error', () => undefined), { module: moduleName, target: shownTarget });
+  const run = await probeRun.runProbe(moduleName, compiled.module, target, shownTarget, probeLog, { timeoutSeconds, abandoned: options.signal });
+  const metrics = await run.registry.getMetricsAsJSON();
+  const samples = metrics.flatMap((metric) => metric.values.map((sample) => ({ name: metric.name, labels: sample.labels as Record<string, string>, value: sample.value })));
+  return { success: run.success, ...(run.failure ? { failure: run.failure } : {}), durationSeconds: run.durationSeconds, samples, log: probeLog.entries };
+}

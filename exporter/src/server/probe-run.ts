@@ -1,0 +1,80 @@
+/**
+ * One probe as every caller runs it (the /probe handler, and `probekit test` through the contract): a fresh
+ * registry with probe_success, probe_duration_seconds and, on failure, probe_failure_reason; the deadline;
+ * the probe contained, so that an error escaping it fails this probe alone.
+ */
+import { Registry, type OpenMetricsContentType } from 'prom-client';
+import { FAILURE_REASON_METRIC, type ProbeFailure } from '../contract/failure-reasons';
+import type { CompiledModule } from '../config/module';
+import type { ProbeLog } from '../log';
+import { PROBE_DURATION, PROBE_SUCCESS, gauge } from '../metrics';
+import { probe } from '../probers';
+import { deadlineIn, ProbeInterrupted } from '../probers/shared/deadline';
+import { failed } from '../probers/shared/failure';
+import type { ProbeOutcome } from '../probers/types';
+import { runContained } from './escaped-errors';
+
+export interface ProbeRunOptions {
+  readonly timeoutSeconds: number;
+  /** The `hostname` query parameter. */
+  readonly hostname?: string;
+  /** Fires when whoever asked for the probe went away: the probe stops then. */
+  readonly abandoned?: AbortSignal;
+  readonly openMetrics?: boolean;
+}
+
+export interface ProbeRun {
+  readonly success: boolean;
+  /** Why the probe failed; absent when it succeeded. */
+  readonly failure?: ProbeFailure;
+  readonly durationSeconds: number;
+  /** The probe's metrics, ready to be written out. */
+  readonly registry: Registry;
+}
+
+/** Probes `target` with `module`; `shownTarget` is the target as logs may show it (credentials masked). */
+export async function runProbe(moduleName: string, module: CompiledModule, target: string, shownTarget: string, probeLog: ProbeLog, options: ProbeRunOptions): Promise<ProbeRun> {
+  probeLog.debug('Beginning probe', { probe: module.prober, timeout_seconds: options.timeoutSeconds });
+  const registry = new Registry();
+  // Probers see one registry type; the format is only the caller's business.
+  if (options.openMetrics) (registry as unknown as Registry<OpenMetricsContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+  const successGauge = gauge(registry, PROBE_SUCCESS);
+  const durationGauge = gauge(registry, PROBE_DURATION);
+  const deadline = deadlineIn(options.timeoutSeconds * 1000, options.abandoned);
+  const started = performance.now();
+  let outcome: ProbeOutcome = failed('internal error');
+  // An error that escaped the probe fails it at once, even if the prober was waiting on something else.
+  let onEscape: () => void = () => undefined;
+  const escaped = new Promise<ProbeOutcome>((resolve) => {
+    onEscape = () => resolve(failed('internal error'));
+  });
+  const scope = {
+    module: moduleName,
+    target: shownTarget,
+    escaped: (error: unknown) => {
+      probeLog.error('An error escaped the probe', { err: error as Error });
+      deadline.interrupt(new ProbeInterrupted('an error escaped the probe'));
+      onEscape();
+    },
+  };
+  try {
+    outcome = await Promise.race([runContained(scope, () => probe(deadline, target, module, registry, probeLog, { hostname: options.hostname })), escaped]);
+  } catch (error) {
+    // A prober must not throw; if one does, the probe fails rather than the exporter.
+    probeLog.error('Prober failed unexpectedly', { err: error as Error });
+  } finally {
+    deadline.cancel();
+  }
+  const durationSeconds = (performance.now() - started) / 1000;
+  durationGauge.set(durationSeconds);
+  successGauge.set(outcome.success ? 1 : 0);
+  if (outcome.success) {
+    probeLog.debug('Probe succeeded', { duration_seconds: durationSeconds });
+    return { success: true, durationSeconds, registry };
+  }
+  const failure: ProbeFailure = outcome.phase === undefined ? { reason: outcome.reason } : { reason: outcome.reason, phase: outcome.phase };
+  const { reason, phase } = FAILURE_REASON_METRIC.labels;
+  gauge(registry, FAILURE_REASON_METRIC, [reason, phase]).set({ [reason]: failure.reason, ...(failure.phase === undefined ? {} : { [phase]: failure.phase }) }, 1);
+  probeLog.error('Probe failed', { duration_seconds: durationSeconds, reason: failure.reason, ...(failure.phase === undefined ? {} : { phase: failure.phase }) });
+  return { success: false, failure, durationSeconds, registry };
+}

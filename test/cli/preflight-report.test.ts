@@ -1,0 +1,45 @@
+/** What `probekit test` reads from a probe's metrics for its DETAILS column, per prober, and how it writes them. */
+import { detailsText, probeDetails } from '../../src/cli/preflight-report';
+
+const NOW = 1_800_000_000;
+const sample = (name: string, value: number, labels: Record<string, string> = {}) => ({ name, labels, value });
+
+describe('probe details', () => {
+  it('http over TLS: status, version, TLS version and whole days until the certificate expires', () => {
+    const details = probeDetails(
+      'http',
+      {
+        samples: [
+          sample('probe_http_status_code', 200),
+          sample('probe_http_version', 2),
+          sample('probe_tls_version_info', 1, { version: 'TLS 1.3' }),
+          sample('probe_ssl_earliest_cert_expiry', NOW + 89.5 * 86_400),
+        ],
+        log: [],
+      },
+      NOW,
+    );
+    expect(details).toEqual({ httpStatus: 200, httpVersion: 'HTTP/2.0', tlsVersion: 'TLS 1.3', certificateDaysLeft: 89 });
+    expect(detailsText(details)).toBe('HTTP 200 HTTP/2.0, TLS 1.3, certificate 89 days');
+  });
+
+  it('an http probe that got no response says nothing rather than status 0', () => {
+    expect(probeDetails('http', { samples: [sample('probe_http_status_code', 0), sample('probe_http_version', 0), sample('probe_ssl_earliest_cert_expiry', 0)], log: [] }, NOW)).toEqual({});
+  });
+
+  it('dns: the rcode the prober logged and the answer count', () => {
+    const log = [{ level: 'info' as const, message: 'Got response', fields: { rcode: 'NXDOMAIN', answers: 0 } }];
+    expect(detailsText(probeDetails('dns', { samples: [sample('probe_dns_answer_rrs', 0)], log }, NOW))).toBe('NXDOMAIN, 0 answers');
+  });
+
+  it('grpc: the serving status answered; icmp: the round trip', () => {
+    const grpc = probeDetails(
+      'grpc',
+      { samples: [sample('probe_grpc_healthcheck_response', 0, { serving_status: 'SERVING' }), sample('probe_grpc_healthcheck_response', 1, { serving_status: 'NOT_SERVING' })], log: [] },
+      NOW,
+    );
+    expect(detailsText(grpc)).toBe('NOT_SERVING');
+    const icmp = probeDetails('icmp', { samples: [sample('probe_icmp_duration_seconds', 0.000421, { phase: 'rtt' }), sample('probe_icmp_duration_seconds', 0.01, { phase: 'setup' })], log: [] }, NOW);
+    expect(detailsText(icmp)).toBe('round trip 0.42 ms');
+  });
+});
