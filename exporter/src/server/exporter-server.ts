@@ -5,6 +5,7 @@
  * stops accepting and lets the requests in flight finish, for a bounded time.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { ConfigError, moduleRecord } from '../config/load';
 import { loadConfigOffThread } from '../config/load-worker';
@@ -18,6 +19,7 @@ import { containEscapedErrors } from './escaped-errors';
 import { ProbeHistory } from './history';
 import { handleProbe } from './probe-handler';
 import { statusPage } from './status-page';
+import { loadWebConfig, WebGate, type WebConfig } from './web-config';
 
 /**
  * The request line and headers a scrape may send: 1 MiB, as Go's server takes (Node's default, 16 KiB,
@@ -30,6 +32,8 @@ export interface ExporterOptions {
   readonly timeoutOffsetSeconds: number;
   readonly historyLimit: number;
   readonly log: Logger;
+  /** `--web.config.file`: TLS, basic auth, headers and rate limit of the exporter's own endpoints. */
+  readonly webConfigFile?: string;
 }
 
 export class Exporter {
@@ -46,6 +50,7 @@ export class Exporter {
   private readonly reloadSuccess: Gauge;
   private readonly reloadTime: Gauge;
   private server?: Server;
+  private web?: WebGate;
 
   constructor(private readonly options: ExporterOptions) {
     this.history = new ProbeHistory(options.historyLimit);
@@ -67,7 +72,13 @@ export class Exporter {
     const { configFile: file, log } = this.options;
     try {
       const started = performance.now();
+      const web = await this.loadWeb();
       const loaded = await loadConfigOffThread(file);
+      // Both files or neither: a reload that fails leaves the exporter as it was.
+      if (web) {
+        if (this.web) this.web.replace(web);
+        else this.web = new WebGate(web);
+      }
       this.config = loaded;
       this.loaded = true;
       this.reloadSuccess.set(1);
@@ -81,6 +92,16 @@ export class Exporter {
       for (const problem of problems) log.error('Config problem', { problem });
       throw error;
     }
+  }
+
+  /** The web config file read and checked, or undefined without --web.config.file; throws ConfigError. */
+  private async loadWeb(): Promise<WebConfig | undefined> {
+    const file = this.options.webConfigFile;
+    if (file === undefined) return undefined;
+    const web = await loadWebConfig(file);
+    const problems = this.web?.replacementProblems(web) ?? [];
+    if (problems.length > 0) throw new ConfigError(file, problems);
+    return web;
   }
 
   private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -140,7 +161,8 @@ export class Exporter {
    */
   listen(host: string, port: number): Promise<number> {
     containEscapedErrors(this.options.log);
-    const server = createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, (request, response) => {
+    const tls = this.web?.tls;
+    const serve = (request: IncomingMessage, response: ServerResponse): void => {
       // A request line without a version is HTTP/0.9, which Go's server refuses; so does this one.
       if (request.httpVersionMajor < 1) {
         response.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
@@ -151,12 +173,23 @@ export class Exporter {
       response.once('close', () => this.inFlight.delete(response));
       // While draining, the client is told not to send more on this connection.
       if (this.draining) response.setHeader('Connection', 'close');
-      this.route(request, response).catch((error: unknown) => {
-        this.options.log.error('Error serving request', { path: request.url?.split('?')[0], err: error as Error });
-        if (!response.headersSent) response.writeHead(500);
-        response.end();
+      const admitted = this.web ? this.web.admit(request, response) : Promise.resolve(true);
+      admitted
+        .then((admit) => (admit ? this.route(request, response) : undefined))
+        .catch((error: unknown) => {
+          this.options.log.error('Error serving request', { path: request.url?.split('?')[0], err: error as Error });
+          if (!response.headersSent) response.writeHead(500);
+          response.end();
+        });
+    };
+    const server = tls
+      ? createTlsServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES, ...tls.context, requestCert: tls.requestCert, rejectUnauthorized: tls.rejectUnauthorized }, serve)
+      : createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, serve);
+    if (tls && this.web) {
+      this.web.attach(server as ReturnType<typeof createTlsServer>, (error) => {
+        this.options.log.error('Error reading renewed TLS files of the web config; the previous ones stay in use', { problem: error.message });
       });
-    });
+    }
     this.server = server;
     return new Promise((resolve, reject) => {
       server.once('error', reject);
