@@ -10,7 +10,7 @@ import { Construct } from 'constructs';
 import { stringify } from 'yaml';
 import { DEFAULT_CONFIG_FILE, EXPORTER_PORT, exporterArgs, HEALTH_PATH } from '@probekit/exporter';
 import { DEFAULTS, requireEnvSecret, type Environment, type Resources, type SpecModule } from '../model';
-import { CLUSTER_CONFIG_DIR, CLUSTER_SECRETS_DIR, existingSecretDir, renderExporterConfig, type SecretHeaderFile } from '../render/exporter-config';
+import { CLUSTER_CONFIG_DIR, CLUSTER_SECRETS_DIR, existingSecretDir, renderExporterConfig, type SecretFile } from '../render/exporter-config';
 import { exporterLabels, exporterSelectorLabels } from '../render/labels';
 import { exporterServiceAddress } from '../render/scrape-job';
 import { EXPORTER_SERVICE_PORT_NAME } from '../render/operator-objects';
@@ -138,7 +138,7 @@ export class BlackboxExporter extends Construct {
     if (!this.netRawGranted && Object.values(this.modules).some((module) => module.prober === 'icmp')) this.grantIcmp();
   }
 
-  private provideSecretFile(file: SecretHeaderFile): void {
+  private provideSecretFile(file: SecretFile): void {
     if ('existingSecret' in file.ref) {
       const { name } = file.ref.existingSecret;
       if (this.mountedExistingSecrets.has(name)) return;
@@ -147,7 +147,7 @@ export class BlackboxExporter extends Construct {
       this.container.mount(existingSecretDir(name), kplus.Volume.fromSecret(this, `existing-${name}-volume`, secret), { readOnly: true });
       return;
     }
-    const value = requireEnvSecret(file.ref, this.env, ['modules', file.module, 'http', 'headers', file.header], 'synth');
+    const value = requireEnvSecret(file.ref, this.env, ['modules', file.module, ...file.field], 'synth');
     if (!this.headerSecret) {
       this.headerSecret = new kplus.Secret(this, 'headers', { metadata: { name: `${this.serviceName}-headers` } });
       this.container.mount(CLUSTER_SECRETS_DIR, kplus.Volume.fromSecret(this, 'headers-volume', this.headerSecret), { readOnly: true });

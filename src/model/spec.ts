@@ -89,12 +89,20 @@ export const presetSchemas = {
 const presetSchema = z.discriminatedUnion('preset', [presetSchemas.http_2xx, presetSchemas.http_2xx_with_header, presetSchemas.http_post_2xx]);
 export type PresetModule = z.infer<typeof presetSchema>;
 
+type ExporterHttp = NonNullable<ModuleInput['http']>;
+
 /**
- * A module as the spec holds it: blackbox_exporter's module format, except that a header value may be a
- * secret reference. Checked against the exporter's own schema in validate.ts.
+ * A module as the spec holds it: blackbox_exporter's module format, except that a header value, the bearer
+ * token, the authorization's credentials and the basic-auth password may be secret references
+ * (./secret-fields.ts). Checked against the exporter's own schema in validate.ts.
  */
 export type SpecModule = Omit<ModuleInput, 'http'> & {
-  http?: Omit<NonNullable<ModuleInput['http']>, 'headers'> & { headers?: Record<string, string | SecretRef> };
+  http?: Omit<ExporterHttp, 'headers' | 'bearer_token' | 'authorization' | 'basic_auth'> & {
+    headers?: Record<string, string | SecretRef>;
+    bearer_token?: string | SecretRef;
+    authorization?: Omit<NonNullable<ExporterHttp['authorization']>, 'credentials'> & { credentials?: string | SecretRef };
+    basic_auth?: Omit<NonNullable<ExporterHttp['basic_auth']>, 'password'> & { password?: string | SecretRef };
+  };
 };
 
 /**

@@ -80,7 +80,7 @@ export function renderHostFiles(spec: Spec, options: HostFilesOptions = {}): Hos
   const { config, secretFiles } = renderExporterConfig(spec, paths.secretsDir);
   const problems: Problem[] = [];
   const secrets = secretFiles.flatMap((file): HostFile[] => {
-    const field: FieldPath = ['modules', file.module, 'http', 'headers', file.header];
+    const field: FieldPath = ['modules', file.module, ...file.field];
     if ('existingSecret' in file.ref) {
       problems.push({ path: field, message: 'existingSecret names a Kubernetes Secret, which a single machine does not have; use { fromEnv: VAR } for the host form' });
       return [];

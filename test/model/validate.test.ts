@@ -278,8 +278,8 @@ describe('every problem at once, in words', () => {
     const problems = problemsOf(minimal({ modules: { http_2xx: { prober: 'http', http } as never } }));
     expect(problems).toEqual([
       'modules.http_2xx.http.headers.X-Api-Key: must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not a number',
-      'modules.http_2xx.http.basic_auth.password: must be text, not a number',
-      'modules.http_2xx.http.bearer_token: must be text, not true or false',
+      'modules.http_2xx.http.bearer_token: must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not true or false',
+      'modules.http_2xx.http.basic_auth.password: must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not a number',
     ]);
     for (const value of ['8675309', '4815162342']) expect(problems.join('\n')).not.toContain(value);
   });
