@@ -163,16 +163,16 @@ export class Exporter {
     containEscapedErrors(this.options.log);
     const tls = this.web?.tls;
     const serve = (request: IncomingMessage, response: ServerResponse): void => {
+      this.inFlight.add(response);
+      response.once('close', () => this.inFlight.delete(response));
+      // While draining, the client is told not to send more on this connection.
+      if (this.draining) response.setHeader('Connection', 'close');
       // A request line without a version is HTTP/0.9, which Go's server refuses; so does this one.
       if (request.httpVersionMajor < 1) {
         response.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
         response.end('Bad Request: the request line needs an HTTP version\n');
         return;
       }
-      this.inFlight.add(response);
-      response.once('close', () => this.inFlight.delete(response));
-      // While draining, the client is told not to send more on this connection.
-      if (this.draining) response.setHeader('Connection', 'close');
       const admitted = this.web ? this.web.admit(request, response) : Promise.resolve(true);
       admitted
         .then((admit) => (admit ? this.route(request, response) : undefined))
