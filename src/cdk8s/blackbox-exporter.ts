@@ -9,8 +9,9 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { stringify } from 'yaml';
 import { DEFAULT_CONFIG_FILE, EXPORTER_PORT, exporterArgs, HEALTH_PATH } from '@probekit/exporter';
-import { DEFAULTS, requireEnvSecret, type Environment, type Resources, type SpecModule } from '../model';
+import { clusterSecretOf, DEFAULTS, requireEnvSecret, type Environment, type Resources, type SpecModule } from '../model';
 import { CLUSTER_CONFIG_DIR, CLUSTER_SECRETS_DIR, existingSecretDir, renderExporterConfig, type SecretFile } from '../render/exporter-config';
+import { renderExternalSecret } from '../render/external-secret';
 import { exporterLabels, exporterSelectorLabels } from '../render/labels';
 import { exporterServiceAddress } from '../render/scrape-job';
 import { EXPORTER_SERVICE_PORT_NAME } from '../render/operator-objects';
@@ -139,10 +140,12 @@ export class BlackboxExporter extends Construct {
   }
 
   private provideSecretFile(file: SecretFile): void {
-    if ('existingSecret' in file.ref) {
-      const { name } = file.ref.existingSecret;
+    if (!('fromEnv' in file.ref)) {
+      const { name } = clusterSecretOf(file.ref)!;
       if (this.mountedExistingSecrets.has(name)) return;
       this.mountedExistingSecrets.add(name);
+      if ('externalSecret' in file.ref)
+        new ApiObject(this, `external-${name}`, renderExternalSecret(file.ref.externalSecret, exporterLabels(this.serviceName)) as unknown as ConstructorParameters<typeof ApiObject>[2]);
       const secret = kplus.Secret.fromSecretName(this, `existing-${name}`, name);
       this.container.mount(existingSecretDir(name), kplus.Volume.fromSecret(this, `existing-${name}-volume`, secret), { readOnly: true });
       return;

@@ -87,11 +87,11 @@ export function secretFieldProblems(module: SpecModule, path: FieldPath): Proble
     else if (name === 'authorization') {
       const scheme = authorizationScheme(ref);
       const others = ['authorization', 'bearer_token', 'bearer_token_file', 'basic_auth', 'oauth2'].filter((other) => valueAt(module, ['http', other]) !== undefined);
-      if ('existingSecret' in ref) {
+      if (!('fromEnv' in ref)) {
         problems.push({
           path: at,
           message:
-            'the exporter reads Authorization from authorization.credentials_file, without the scheme, and an existing Secret holds the whole value; write authorization: { type: Bearer, credentials: { existingSecret: { name, key } } } with the key holding the credentials alone',
+            'the exporter reads Authorization from authorization.credentials_file, without the scheme, and a Secret holds the whole value; write authorization: { type: Bearer, credentials: { existingSecret: { name, key } } } (or externalSecret) with the value holding the credentials alone',
         });
       } else if (scheme === undefined) {
         problems.push({

@@ -6,7 +6,7 @@
 import { stringify } from 'yaml';
 import type { ConfigInput, ModuleInput } from '@probekit/exporter';
 import type { FieldPath, SecretRef, Spec } from '../model';
-import { moduleWithSecretFiles } from '../model';
+import { clusterSecretOf, moduleWithSecretFiles } from '../model';
 
 /** A secret value the exporter reads from a file. */
 export interface SecretFile {
@@ -54,9 +54,10 @@ export function renderExporterConfig(spec: Pick<Spec, 'modules'>, secretsDir: st
   const secretFiles: SecretFile[] = [];
   const modules: Record<string, ModuleInput> = {};
   for (const [name, module] of Object.entries(spec.modules)) {
-    const placed = moduleWithSecretFiles(module, ({ field, ref }) =>
-      'existingSecret' in ref ? `${existingSecretDir(ref.existingSecret.name)}/${ref.existingSecret.key}` : `${secretsDir}/${secretFileName(name, field)}`,
-    );
+    const placed = moduleWithSecretFiles(module, ({ field, ref }) => {
+      const secret = clusterSecretOf(ref);
+      return secret ? `${existingSecretDir(secret.name)}/${secret.key}` : `${secretsDir}/${secretFileName(name, field)}`;
+    });
     modules[name] = placed.module;
     secretFiles.push(...placed.placed.map(({ field, path, fileRef }) => ({ module: name, field, fileName: secretFileName(name, field), path, ref: fileRef })));
   }

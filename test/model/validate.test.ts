@@ -251,7 +251,7 @@ describe('every problem at once, in words', () => {
       'modules.api.acessToken: unknown field; did you mean "accessToken"?',
     ]);
     expect(problemsOf(withModule({ preset: 'http_2xx_with_header', accessToken: { fromEnv: 'T', existingSecret: { name: 's', key: 'k' } } }))).toEqual([
-      'modules.api.accessToken: give one of fromEnv: VAR (an environment variable read at synth) or existingSecret: { name, key } (a Secret in the cluster)',
+      'modules.api.accessToken: give one of fromEnv: VAR (an environment variable read at synth), existingSecret: { name, key } (a Secret in the cluster) or externalSecret: { name, store, key } (a value the External Secrets Operator copies into a Secret)',
     ]);
     expect(problemsOf(withModule({ preset: 'http_2xx', body: '{}' }))).toEqual(['modules.api.body: unknown field; remove it; the fields here are preset']);
   });
@@ -269,7 +269,7 @@ describe('every problem at once, in words', () => {
       'modules.http_2xx.http.headers.B.fromEnv: must be an environment variable name: letters, digits and _, not starting with a digit',
       'modules.http_2xx.http.headers.C.fromEnvv: unknown field; did you mean "fromEnv"?',
       'modules.http_2xx.http.headers.D.existingSecret.name: required: the name of the Secret',
-      'modules.http_2xx.http.headers.E.prefix: applies to fromEnv only; an existing Secret holds the whole value',
+      'modules.http_2xx.http.headers.E.prefix: applies to fromEnv only; a Secret holds the whole value',
     ]);
   });
 
