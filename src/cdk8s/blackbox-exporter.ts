@@ -9,9 +9,10 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { stringify } from 'yaml';
 import { DEFAULT_CONFIG_FILE, EXPORTER_PORT, exporterArgs, HEALTH_PATH } from '@probekit/exporter';
-import { clusterSecretOf, DEFAULTS, requireEnvSecret, type Environment, type Resources, type SpecModule } from '../model';
+import { clusterSecretOf, DEFAULTS, requireEnvSecret, type Environment, type NetworkPolicySettings, type Resources, type SpecModule } from '../model';
 import { CLUSTER_CONFIG_DIR, CLUSTER_SECRETS_DIR, existingSecretDir, renderExporterConfig, type SecretFile } from '../render/exporter-config';
 import { renderExternalSecret } from '../render/external-secret';
+import { renderNetworkPolicy, renderPodDisruptionBudget } from '../render/exporter-policies';
 import { exporterLabels, exporterSelectorLabels } from '../render/labels';
 import { exporterServiceAddress } from '../render/scrape-job';
 import { EXPORTER_SERVICE_PORT_NAME } from '../render/operator-objects';
@@ -32,6 +33,13 @@ export interface BlackboxExporterProps {
    * @default - no variables: a `fromEnv` header reference fails synth
    */
   readonly env?: Environment;
+  /**
+   * A NetworkPolicy admitting only the agent's pods to 9115, and with `egress`, limiting what the exporter reaches.
+   * @default - none: every pod that can reach the Service can make the exporter probe anything
+   */
+  readonly networkPolicy?: NetworkPolicySettings;
+  /** A PodDisruptionBudget (at most one replica down) when replicas > 1. @default true */
+  readonly podDisruptionBudget?: boolean;
 }
 
 /** Annotation on the pod template whose value changes with the config, so that a change rolls the pods. */
@@ -113,6 +121,12 @@ export class BlackboxExporter extends Construct {
       ports: [{ port: EXPORTER_PORT, targetPort: EXPORTER_PORT, name: EXPORTER_SERVICE_PORT_NAME }],
     });
     Object.entries(selector).forEach(([key, value]) => this.service.selectLabel(key, value));
+
+    // Plain objects from the pure renderers, as the rest of probekit's non-workload objects.
+    if (props.networkPolicy) new ApiObject(this, 'network-policy', renderNetworkPolicy(serviceName, props.networkPolicy) as unknown as ConstructorParameters<typeof ApiObject>[2]);
+    if ((props.replicas ?? DEFAULTS.exporter.replicas) > 1 && (props.podDisruptionBudget ?? DEFAULTS.exporter.podDisruptionBudget)) {
+      new ApiObject(this, 'disruption-budget', renderPodDisruptionBudget(serviceName) as unknown as ConstructorParameters<typeof ApiObject>[2]);
+    }
 
     this.render();
   }

@@ -2,6 +2,7 @@
  * The spec: one description of what to monitor. The same object is written as TypeScript or as YAML; the
  * field names are a contract that other tools read. Every default lives in DEFAULTS below.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { EXPORTER_IMAGE, EXPORTER_PORT, type ModuleInput } from '@probekit/exporter';
 import { secretRefSchema, type SecretRef } from './secret-ref';
@@ -13,6 +14,8 @@ export const DEFAULTS = {
     image: EXPORTER_IMAGE,
     replicas: 1,
     serviceName: 'blackbox-exporter',
+    /** Made only when replicas > 1. */
+    podDisruptionBudget: true,
     resources: {
       requests: { cpu: '50m', memory: '64Mi' },
       limits: { cpu: '500m', memory: '256Mi' },
@@ -73,7 +76,26 @@ const exporterSchema = z.strictObject({
     .regex(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a DNS-1035 label: lower case letters, digits and -, starting with a letter')
     .optional(),
   externalUrl: z.url({ protocol: /^https?$/, error: 'must be an http or https URL, for example http://localhost:9115' }).optional(),
+  networkPolicy: z
+    .strictObject({
+      agentPods: z.strictObject({
+        namespace: z.string().min(1).optional(),
+        labels: z
+          .record(z.string(), z.string())
+          .refine((labels) => Object.keys(labels).length > 0, { message: "must name at least one label of the agent's pods, for example app.kubernetes.io/name: alloy" }),
+      }),
+      egress: z.array(z.string().refine(isCidr, { message: 'must be a CIDR range such as 10.0.0.0/8 or 2001:db8::/32' })).optional(),
+    })
+    .optional(),
+  podDisruptionBudget: z.boolean().optional(),
 });
+
+/** `10.0.0.0/8`, `2001:db8::/32`: an IP address and a prefix length its family allows. */
+function isCidr(text: string): boolean {
+  const match = /^([^/]+)\/(\d{1,3})$/.exec(text);
+  const family = match ? isIP(match[1]) : 0;
+  return family !== 0 && Number(match![2]) <= (family === 4 ? 32 : 128);
+}
 
 /** Each preset with its parameters; a module that names a preset is checked against its schema alone. */
 export const presetSchemas = {
@@ -274,6 +296,10 @@ export interface Spec {
     readonly resources: Resources;
     /** Where a browser reaches the exporter: the base of every debug link. */
     readonly externalUrl: string;
+    /** Present when the spec asks for a NetworkPolicy. */
+    readonly networkPolicy?: NetworkPolicySettings;
+    /** Whether a PodDisruptionBudget is made when replicas > 1. */
+    readonly podDisruptionBudget: boolean;
   };
   readonly modules: Readonly<Record<string, SpecModule>>;
   readonly jobs: readonly Job[];
@@ -284,6 +310,14 @@ export interface Spec {
   readonly alerts: { readonly enabled: boolean; readonly thresholds: AlertThresholds };
   /** Present when the spec asks for Prometheus Operator objects. */
   readonly operator?: OperatorSettings;
+}
+
+/** Who may reach the exporter (the agent's pods, on 9115) and, with egress, what it may reach. */
+export interface NetworkPolicySettings {
+  /** The agent's pods: their labels, and their namespace when it is not the exporter's. */
+  readonly agentPods: { readonly namespace?: string; readonly labels: Readonly<Record<string, string>> };
+  /** CIDR ranges the exporter may connect to (besides the cluster's DNS); absent: egress is not limited. */
+  readonly egress?: readonly string[];
 }
 
 export interface DashboardSettings {

@@ -154,6 +154,8 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
       replicas: exporter?.replicas ?? DEFAULTS.exporter.replicas,
       serviceName: exporter?.serviceName ?? DEFAULTS.exporter.serviceName,
       externalUrl: (exporter?.externalUrl ?? DEFAULTS.exporterExternalUrl).replace(/\/+$/, ''),
+      ...(exporter?.networkPolicy === undefined ? {} : { networkPolicy: exporter.networkPolicy }),
+      podDisruptionBudget: exporter?.podDisruptionBudget ?? DEFAULTS.exporter.podDisruptionBudget,
       resources: {
         requests: { ...DEFAULTS.exporter.resources.requests, ...exporter?.resources?.requests },
         limits: { ...DEFAULTS.exporter.resources.limits, ...exporter?.resources?.limits },

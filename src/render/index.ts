@@ -11,3 +11,4 @@ export * from './operator-objects';
 export * from './probe-metrics';
 export * from './host-monitoring-files';
 export * from './external-secret';
+export * from './exporter-policies';

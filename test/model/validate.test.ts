@@ -21,6 +21,7 @@ describe('spec defaults', () => {
     expect(spec.exporter).toEqual({
       image: `ghcr.io/probekit/exporter:${require('../../package.json').version}`,
       replicas: 1,
+      podDisruptionBudget: true,
       serviceName: 'blackbox-exporter',
       resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
       externalUrl: 'http://localhost:9115',
