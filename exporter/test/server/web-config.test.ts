@@ -6,7 +6,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
+import { once } from 'node:events';
+import { createServer as createTlsServer, request as httpsRequest } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
@@ -14,7 +16,7 @@ import { describeWithBinaries } from '../../../test/support/integration';
 import { ConfigError } from '../../src/config/load';
 import { Logger } from '../../src/log';
 import { Exporter } from '../../src/server/exporter-server';
-import { basicCredentials, parseWebConfig } from '../../src/server/web-config';
+import { basicCredentials, parseWebConfig, WebGate } from '../../src/server/web-config';
 import { FROM_SOURCE } from '../../loopback/from-source';
 import { OUR_EXPORTER_MAIN, REFERENCE_EXPORTER, startExporter, type RunningExporter } from '../../loopback/reference-exporter';
 import { makeTlsFixtures, OPENSSL, type TlsFixtures } from '../../loopback/tls-fixtures';
@@ -190,6 +192,76 @@ describeWithBinaries([OPENSSL])('the exporter behind a web config', () => {
       expect((await ask(baseUrl, tls.ca, { user: 'bob', password: 'bobs password' })).status).toBe(200);
     } finally {
       await exporter.close();
+    }
+  });
+
+  it('answers 429 beyond rate_limit, and lets in only client certificates naming one of client_allowed_sans', async () => {
+    const named = makeTlsFixtures({ clientNames: ['DNS:prometheus.monitoring.svc'] });
+    const webFile = join(dir, 'limited-web.yml');
+    writeFileSync(
+      webFile,
+      [
+        'tls_server_config:',
+        `  cert_file: ${named.serverCertFile}`,
+        `  key_file: ${named.serverKeyFile}`,
+        '  client_auth_type: RequireAndVerifyClientCert',
+        `  client_ca_file: ${named.caFile}`,
+        '  client_allowed_sans: [prometheus.monitoring.svc]',
+        'rate_limit: { burst: 2, interval: 1h }',
+        '',
+      ].join('\n'),
+    );
+    const exporter = new Exporter({ configFile: join(dir, 'blackbox.yml'), timeoutOffsetSeconds: 0.5, historyLimit: 10, log: new Logger('error'), webConfigFile: webFile });
+    await exporter.reload();
+    const baseUrl = `https://127.0.0.1:${await exporter.listen('127.0.0.1', 0)}`;
+    try {
+      const namedClient = { cert: readFileSync(named.clientCertFile, 'utf8'), key: readFileSync(named.clientKeyFile, 'utf8') };
+      expect((await ask(baseUrl, named.ca, namedClient)).status).toBe(200);
+      expect((await ask(baseUrl, named.ca, namedClient)).status).toBe(200);
+      expect((await ask(baseUrl, named.ca, namedClient)).status).toBe(429);
+      // The same certificate, once the name it carries is no longer allowed:
+      writeFileSync(
+        webFile,
+        readFileSync(webFile, 'utf8')
+          .replace('[prometheus.monitoring.svc]', '[grafana.monitoring.svc]')
+          .replace(/rate_limit.*\n/, ''),
+      );
+      await exporter.reload();
+      expect((await ask(baseUrl, named.ca, namedClient)).status).toBe('refused');
+    } finally {
+      await exporter.close();
+      named.cleanup();
+    }
+  });
+
+  it('picks up a renewed certificate written over the old files', async () => {
+    const renewed = makeTlsFixtures({ caName: 'renewing CA' });
+    const certFile = join(dir, 'renewing.crt');
+    const keyFile = join(dir, 'renewing.key');
+    writeFileSync(certFile, readFileSync(tls.serverCertFile));
+    writeFileSync(keyFile, readFileSync(tls.serverKeyFile));
+    const webFile = join(dir, 'renewing-web.yml');
+    writeFileSync(webFile, `tls_server_config:\n  cert_file: ${certFile}\n  key_file: ${keyFile}\n`);
+    const gate = new WebGate(parseWebConfig(readFileSync(webFile, 'utf8'), webFile));
+    const errors: string[] = [];
+    const server = createTlsServer({ ...gate.tls!.context }, (_request, response) => response.end('ok'));
+    gate.attach(server, (error) => errors.push(error.message), 50);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const baseUrl = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      expect((await ask(baseUrl, tls.ca)).status).toBe(200);
+      expect((await ask(baseUrl, renewed.ca)).status).toBe('refused');
+      writeFileSync(keyFile, readFileSync(renewed.serverKeyFile));
+      writeFileSync(certFile, readFileSync(renewed.serverCertFile));
+      const until = Date.now() + 10_000;
+      while ((await ask(baseUrl, renewed.ca)).status !== 200 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect((await ask(baseUrl, renewed.ca)).status).toBe(200);
+      expect((await ask(baseUrl, tls.ca)).status).toBe('refused');
+      expect(errors.filter((message) => !message.includes('do not make a TLS identity'))).toEqual([]);
+    } finally {
+      server.close();
+      renewed.cleanup();
     }
   });
 
