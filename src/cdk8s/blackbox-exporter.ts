@@ -9,10 +9,11 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { stringify } from 'yaml';
 import { DEFAULT_CONFIG_FILE, EXPORTER_PORT, exporterArgs, HEALTH_PATH } from '@probekit/exporter';
-import { clusterSecretOf, DEFAULTS, requireEnvSecret, type Environment, type NetworkPolicySettings, type Resources, type SpecModule } from '../model';
+import { clusterSecretOf, DEFAULTS, requireEnvSecret, type Environment, type ExporterTls, type NetworkPolicySettings, type Resources, type SpecModule } from '../model';
 import { CLUSTER_CONFIG_DIR, CLUSTER_SECRETS_DIR, existingSecretDir, renderExporterConfig, type SecretFile } from '../render/exporter-config';
 import { renderExternalSecret } from '../render/external-secret';
 import { renderNetworkPolicy, renderPodDisruptionBudget } from '../render/exporter-policies';
+import { CLUSTER_TLS_DIR, renderWebConfig, WEB_CONFIG_FILE } from '../render/exporter-tls';
 import { exporterLabels, exporterSelectorLabels } from '../render/labels';
 import { exporterServiceAddress } from '../render/scrape-job';
 import { EXPORTER_SERVICE_PORT_NAME } from '../render/operator-objects';
@@ -40,6 +41,8 @@ export interface BlackboxExporterProps {
   readonly networkPolicy?: NetworkPolicySettings;
   /** A PodDisruptionBudget (at most one replica down) when replicas > 1. @default true */
   readonly podDisruptionBudget?: boolean;
+  /** Serve https with the certificate of a `kubernetes.io/tls` Secret (e.g. cert-manager's). @default - plain http */
+  readonly tls?: ExporterTls;
 }
 
 /** Annotation on the pod template whose value changes with the config, so that a change rolls the pods. */
@@ -87,10 +90,10 @@ export class BlackboxExporter extends Construct {
       name: 'exporter',
       image: props.image ?? DEFAULTS.exporter.image,
       imagePullPolicy: kplus.ImagePullPolicy.IF_NOT_PRESENT,
-      args: exporterArgs({ configFile: `${CLUSTER_CONFIG_DIR}/${DEFAULT_CONFIG_FILE}` }),
+      args: exporterArgs({ configFile: `${CLUSTER_CONFIG_DIR}/${DEFAULT_CONFIG_FILE}`, webConfigFile: props.tls && `${CLUSTER_CONFIG_DIR}/${WEB_CONFIG_FILE}` }),
       ports: [{ number: EXPORTER_PORT, name: EXPORTER_SERVICE_PORT_NAME }],
-      liveness: kplus.Probe.fromHttpGet(HEALTH_PATH, { port: EXPORTER_PORT }),
-      readiness: kplus.Probe.fromHttpGet(HEALTH_PATH, { port: EXPORTER_PORT }),
+      liveness: healthProbe(props.tls),
+      readiness: healthProbe(props.tls),
       securityContext: {
         ensureNonRoot: true,
         user: RUN_AS,
@@ -106,6 +109,11 @@ export class BlackboxExporter extends Construct {
       DEFAULT_CONFIG_FILE,
       lazyString(() => this.configText()),
     );
+    if (props.tls) {
+      this.configMap.addData(WEB_CONFIG_FILE, renderWebConfig(props.tls));
+      const tlsSecret = kplus.Secret.fromSecretName(this, 'tls', props.tls.secretName);
+      this.container.mount(CLUSTER_TLS_DIR, kplus.Volume.fromSecret(this, 'tls-volume', tlsSecret), { readOnly: true });
+    }
     this.deployment.podMetadata.addAnnotation(
       CONFIG_CHECKSUM_ANNOTATION,
       lazyString(() => createHash('sha256').update(this.configText()).digest('hex')),
@@ -183,6 +191,15 @@ export class BlackboxExporter extends Construct {
       JsonPatch.add('/spec/template/spec/securityContext/sysctls', [{ name: 'net.ipv4.ping_group_range', value: `0 ${2 ** 31 - 1}` }]),
     );
   }
+}
+
+/**
+ * The kubelet's health check: GET /-/healthy, over https when the exporter serves it; a TCP connect when it
+ * requires client certificates, which the kubelet cannot present.
+ */
+function healthProbe(tls: ExporterTls | undefined): kplus.Probe {
+  if (tls?.agentSecretName !== undefined) return kplus.Probe.fromTcpSocket({ port: EXPORTER_PORT });
+  return kplus.Probe.fromHttpGet(HEALTH_PATH, { port: EXPORTER_PORT, ...(tls ? { scheme: kplus.ConnectionScheme.HTTPS } : {}) });
 }
 
 /** A string property computed at synth; cdk8s resolves Lazy values wherever they sit in an object. */

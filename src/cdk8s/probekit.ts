@@ -35,7 +35,13 @@ export class Probekit extends Construct {
     super(scope, id);
     const { spec, env } = props;
     this.exporter = new BlackboxExporter(this, 'exporter', { ...spec.exporter, modules: spec.modules, env });
-    this.agentValues = new AgentValues(this, 'agent', { ...spec.agent, exporterAddress: this.exporter.address, jobs: spec.agent.scrapeJobs ? spec.jobs : [], scrapeExporter: spec.agent.scrapeJobs });
+    this.agentValues = new AgentValues(this, 'agent', {
+      ...spec.agent,
+      exporterAddress: this.exporter.address,
+      jobs: spec.agent.scrapeJobs ? spec.jobs : [],
+      scrapeExporter: spec.agent.scrapeJobs,
+      exporterTls: spec.exporter.tls,
+    });
     if (spec.dashboard.enabled) {
       this.dashboard = new EndpointsDashboard(this, 'dashboard', {
         ...spec.dashboard,
@@ -54,6 +60,7 @@ export class Probekit extends Construct {
         namespace: spec.namespace,
         labels: spec.operator.labels,
         jobs: spec.jobs,
+        exporterTls: spec.exporter.tls,
       });
     }
     if (spec.searchEngine) {

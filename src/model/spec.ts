@@ -88,6 +88,12 @@ const exporterSchema = z.strictObject({
     })
     .optional(),
   podDisruptionBudget: z.boolean().optional(),
+  tls: z
+    .strictObject({
+      secretName: z.string().min(1),
+      agentSecretName: z.string().min(1).optional(),
+    })
+    .optional(),
 });
 
 /** `10.0.0.0/8`, `2001:db8::/32`: an IP address and a prefix length its family allows. */
@@ -300,6 +306,8 @@ export interface Spec {
     readonly networkPolicy?: NetworkPolicySettings;
     /** Whether a PodDisruptionBudget is made when replicas > 1. */
     readonly podDisruptionBudget: boolean;
+    /** Present when the exporter serves https. */
+    readonly tls?: ExporterTls;
   };
   readonly modules: Readonly<Record<string, SpecModule>>;
   readonly jobs: readonly Job[];
@@ -310,6 +318,14 @@ export interface Spec {
   readonly alerts: { readonly enabled: boolean; readonly thresholds: AlertThresholds };
   /** Present when the spec asks for Prometheus Operator objects. */
   readonly operator?: OperatorSettings;
+}
+
+/** The exporter serving https from a `kubernetes.io/tls` Secret, and the agent's client certificate when one is required. */
+export interface ExporterTls {
+  /** The Secret holding `tls.crt`, `tls.key` and `ca.crt` (a cert-manager Certificate's secretName). */
+  readonly secretName: string;
+  /** The agent's client certificate Secret (`tls.crt`, `tls.key`, signed by that CA); set, the exporter requires client certificates. */
+  readonly agentSecretName?: string;
 }
 
 /** Who may reach the exporter (the agent's pods, on 9115) and, with egress, what it may reach. */

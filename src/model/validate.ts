@@ -155,6 +155,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
       serviceName: exporter?.serviceName ?? DEFAULTS.exporter.serviceName,
       externalUrl: (exporter?.externalUrl ?? DEFAULTS.exporterExternalUrl).replace(/\/+$/, ''),
       ...(exporter?.networkPolicy === undefined ? {} : { networkPolicy: exporter.networkPolicy }),
+      ...(exporter?.tls === undefined ? {} : { tls: exporter.tls }),
       podDisruptionBudget: exporter?.podDisruptionBudget ?? DEFAULTS.exporter.podDisruptionBudget,
       resources: {
         requests: { ...DEFAULTS.exporter.resources.requests, ...exporter?.resources?.requests },
