@@ -1,7 +1,9 @@
 /**
  * A gRPC server with the standard health service, on loopback, plain or with TLS. Statuses by service
  * name: '' and 'up' are SERVING, 'down' NOT_SERVING, 'starting' UNKNOWN; any other name gets NOT_FOUND,
- * as the reference health server does. The service names asked and the authority (host) of each call are recorded.
+ * as the reference health server does; 'secured' is SERVING only to a call whose metadata carries
+ * `authorization: Bearer probe-token`, UNAUTHENTICATED otherwise. The service names asked, the authority (host)
+ * and the metadata of each call are recorded.
  */
 import { loadPackageDefinition, Server, ServerCredentials, status, type ServerUnaryCall, type sendUnaryData, type ServiceClientConstructor } from '@grpc/grpc-js';
 import { fromJSON } from '@grpc/proto-loader';
@@ -57,17 +59,26 @@ export interface GrpcHealthServer {
   readonly port: number;
   readonly services: string[];
   readonly authorities: string[];
+  /** Each call's metadata, by lower-case key, binary values as they arrived (decoded). */
+  readonly metadata: Array<Record<string, Array<string | Buffer>>>;
   close(): Promise<void>;
 }
 
 export async function startGrpcHealthServer(options: { host?: string; tls?: { cert: string; key: string } } = {}): Promise<GrpcHealthServer> {
   const services: string[] = [];
   const authorities: string[] = [];
+  const metadata: Array<Record<string, Array<string | Buffer>>> = [];
   const server = new Server();
   server.addService(healthService, {
     Check: (call: ServerUnaryCall<HealthCheckRequest, HealthCheckResponse>, callback: sendUnaryData<HealthCheckResponse>) => {
       services.push(call.request.service);
       authorities.push(call.getHost());
+      metadata.push(call.metadata.toJSON());
+      if (call.request.service === 'secured') {
+        if (call.metadata.get('authorization').includes('Bearer probe-token')) callback(null, { status: 'SERVING' });
+        else callback({ code: status.UNAUTHENTICATED, details: 'no token' });
+        return;
+      }
       const known = STATUSES[call.request.service];
       if (known === undefined) callback({ code: status.NOT_FOUND, details: 'unknown service' });
       else callback(null, { status: known });
@@ -82,6 +93,7 @@ export async function startGrpcHealthServer(options: { host?: string; tls?: { ce
     port,
     services,
     authorities,
+    metadata,
     close: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())).then(() => server.forceShutdown()),
   };
 }

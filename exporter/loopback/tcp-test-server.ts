@@ -4,7 +4,8 @@
  *   - on connect it sends its banner (`220 probe.test ESMTP ready id=abc123` unless told otherwise);
  *   - `STARTTLS` is answered `220 ready` and the connection upgrades to TLS (when it has a certificate);
  *   - `QUIT` closes; any other line is echoed back as `250 <line>` (`250-secure` first once upgraded).
- * With `silent` it accepts and never sends a byte. Remote addresses and received lines are recorded.
+ * With `silent` it accepts and never sends a byte. Remote addresses and received lines are recorded. With
+ * `path` it listens on a unix socket there instead (the unix prober's server), its port then 0.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { TLSSocket, createServer as createTlsServer } from 'node:tls';
@@ -19,6 +20,8 @@ export interface TcpTestServerOptions {
   readonly tls?: boolean;
   readonly banner?: string | Buffer;
   readonly silent?: boolean;
+  /** Listen on a unix socket at this path instead of a TCP port. */
+  readonly path?: string;
 }
 
 export interface TcpTestServer {
@@ -88,9 +91,9 @@ export async function startTcpTestServer(options: TcpTestServerOptions = {}): Pr
     });
   let accepted = 0;
   server.on('connection', () => (accepted += 1));
-  await new Promise<void>((resolve) => server.listen(0, options.host ?? '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => (options.path === undefined ? server.listen(0, options.host ?? '127.0.0.1', resolve) : server.listen(options.path, resolve)));
   return {
-    port: (server.address() as AddressInfo).port,
+    port: options.path === undefined ? (server.address() as AddressInfo).port : 0,
     remoteAddresses,
     lines,
     openConnections: () => sockets.size,

@@ -1,11 +1,15 @@
 /**
- * Logging in logfmt, as blackbox_exporter writes it, with a level threshold (--log.level). Field values
- * are written as given: callers never pass secrets (the config is logged only through its masked form).
+ * Logging as blackbox_exporter writes it: logfmt or JSON lines (--log.format), with a level threshold
+ * (--log.level). Field values are written as given: callers never pass secrets (the config is logged only
+ * through its masked form).
  */
 import type { ProbeLogger } from './probers/types';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const LOG_FORMATS = ['logfmt', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export type Fields = Record<string, unknown>;
 
@@ -33,6 +37,26 @@ export function logfmt(level: LogLevel, message: string, fields: Fields): string
   return parts.join(' ');
 }
 
+/**
+ * One JSON object a line, in the shape of Go's slog JSON handler that upstream's `--log.format=json`
+ * writes: `time`, `level` in capitals, `msg`, then the fields.
+ */
+export function jsonLine(level: LogLevel, message: string, fields: Fields): string {
+  const line: Fields = { time: new Date().toISOString(), level: level.toUpperCase(), msg: message };
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    line[key] = typeof value === 'number' || typeof value === 'boolean' || value === null ? value : asText(value);
+  }
+  return JSON.stringify(line);
+}
+
+const FORMATTERS: Record<LogFormat, (level: LogLevel, message: string, fields: Fields) => string> = { logfmt, json: jsonLine };
+
+/** Whether a line at `level` passes `threshold`. */
+export function levelEnabled(level: LogLevel, threshold: LogLevel): boolean {
+  return LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(threshold);
+}
+
 /** The four level methods of ProbeLogger, on top of one `log`. */
 abstract class LevelledLogger implements ProbeLogger {
   abstract log(level: LogLevel, message: string, fields?: Fields): void;
@@ -52,25 +76,33 @@ abstract class LevelledLogger implements ProbeLogger {
 }
 
 export class Logger extends LevelledLogger {
+  readonly format: (level: LogLevel, message: string, fields: Fields) => string;
+
   constructor(
     private readonly threshold: LogLevel = 'info',
-    private readonly write: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+    readonly write: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+    format: LogFormat = 'logfmt',
+    /** Where probes' lines go: at or above this level they are written, whatever `threshold` says (--log.prober). */
+    readonly proberThreshold: LogLevel = 'info',
   ) {
     super();
+    this.format = FORMATTERS[format];
   }
 
   enabled(level: LogLevel): boolean {
-    return LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(this.threshold);
+    return levelEnabled(level, this.threshold);
   }
 
   log(level: LogLevel, message: string, fields: Fields = {}): void {
-    if (this.enabled(level)) this.write(logfmt(level, message, fields));
+    if (this.enabled(level)) this.write(this.format(level, message, fields));
   }
 }
 
 /**
- * The logger of one probe: every line, whatever its level, goes to the probe's debug output; the exporter's
- * log gets them at debug level (a failing target is not an exporter error), as upstream does.
+ * The logger of one probe. As upstream's since 0.28, it is independent of the exporter's own threshold:
+ * lines at or above --log.prober (default info) are written to the exporter's log, whatever --log.level
+ * says. The probe's debug output keeps every line, whatever its level, so that `debug=true` shows the
+ * whole probe.
  */
 export class ProbeLog extends LevelledLogger {
   private readonly lines: string[] = [];
@@ -83,9 +115,9 @@ export class ProbeLog extends LevelledLogger {
   }
 
   log(level: LogLevel, message: string, fields: Fields = {}): void {
-    const all = { ...this.context, ...fields };
-    this.lines.push(logfmt(level, message, all));
-    this.exporterLog.log('debug', message, all);
+    const line = this.exporterLog.format(level, message, { ...this.context, ...fields });
+    this.lines.push(line);
+    if (levelEnabled(level, this.exporterLog.proberThreshold)) this.exporterLog.write(line);
   }
 
   text(): string {

@@ -6,10 +6,11 @@ import { isMainThread } from 'node:worker_threads';
 import { GO_DURATION_HINT, parseGoDuration } from './config/duration';
 import { loadConfigFile, ConfigError } from './config/load';
 import { DEFAULT_CONFIG_FILE, EXPORTER_PORT } from './contract/endpoints';
-import { LOG_LEVELS, Logger, type LogLevel } from './log';
+import { LOG_FORMATS, LOG_LEVELS, Logger, type LogFormat, type LogLevel } from './log';
 import { warnWhenIcmpAddonMissing } from './probers/icmp/socket';
 import { Exporter } from './server/exporter-server';
 import { loadWebConfig } from './server/web-config';
+import { externalUrl, routePrefixOf, systemdListenFd } from './server/web-flags';
 import { EXPORTER_VERSION } from './version';
 
 interface Flags {
@@ -18,7 +19,17 @@ interface Flags {
   configCheck: boolean;
   timeoutOffset: number;
   logLevel: LogLevel;
+  logFormat: LogFormat;
+  /** Threshold of probes' own lines in the exporter's log (--log.prober), independent of --log.level. */
+  logProber: LogLevel;
   historyLimit: number;
+  externalUrl?: string;
+  routePrefix?: string;
+  /** Serve on the socket systemd passes (LISTEN_FDS), not on --web.listen-address. */
+  systemdSocket: boolean;
+  autoReload: boolean;
+  /** Seconds between checks of the config file when auto-reload is on. */
+  autoReloadIntervalSeconds: number;
   /** Milliseconds that in-flight requests get to finish after SIGTERM or SIGINT. */
   shutdownTimeoutMs: number;
   version: boolean;
@@ -38,6 +49,13 @@ const USAGE = `usage: probekit-exporter [flags]
   --config.check               validate the config file, print what is wrong, exit 0 or 1
   --timeout-offset=SECONDS     subtracted from the scrape timeout (default 0.5)
   --log.level=LEVEL            debug, info, warn or error (default info)
+  --log.format=FORMAT          logfmt or json (default logfmt)
+  --log.prober=LEVEL           level from which probes' own lines reach the log (default info)
+  --web.external-url=URL       URL under which the exporter is reachable (default from the host name and port)
+  --web.route-prefix=PATH      prefix of every endpoint (default the path of --web.external-url)
+  --web.systemd-socket         serve on the socket systemd passes instead of --web.listen-address
+  --config.enable-auto-reload  reload the config file when its content changes
+  --config.auto-reload-interval=SECONDS  how often auto-reload reads the file (default 30)
   --history.limit=N            probes kept for the status page (default 100)
   --web.shutdown-timeout=DUR   on SIGTERM, how long probes in flight may run on (default ${DEFAULT_SHUTDOWN_TIMEOUT})
   --web.config.file=FILE       TLS, basic auth and headers, in the exporter-toolkit format (default: none)
@@ -52,7 +70,12 @@ export function parseFlags(argv: readonly string[]): Flags {
     configCheck: false,
     timeoutOffset: 0.5,
     logLevel: 'info',
+    logFormat: 'logfmt',
+    logProber: 'info',
     historyLimit: 100,
+    systemdSocket: false,
+    autoReload: false,
+    autoReloadIntervalSeconds: 30,
     shutdownTimeoutMs: parseGoDuration(DEFAULT_SHUTDOWN_TIMEOUT)!,
     version: false,
   };
@@ -60,12 +83,25 @@ export function parseFlags(argv: readonly string[]): Flags {
     const argument = argv[index];
     const match = /^--?([a-z.-]+)(?:=(.*))?$/.exec(argument);
     if (!match) throw new UsageError(`unexpected argument ${argument}`);
-    const [, name, inline] = match;
+    // Boolean flags also take kingpin's negated form, --no-<flag>, as upstream's command line does.
+    const negated = /^no-(config\.check|web\.systemd-socket|config\.enable-auto-reload)$/.exec(match[1]);
+    const name = negated ? negated[1] : match[1];
+    const inline = negated ? (match[2] === undefined ? 'false' : undefined) : match[2];
+    if (negated && match[2] !== undefined) throw new UsageError(`--no-${name} takes no value`);
     const value = (): string => {
       if (inline !== undefined) return inline;
       index += 1;
       if (index >= argv.length) throw new UsageError(`--${name} needs a value`);
       return argv[index];
+    };
+    const bool = (): boolean => {
+      if (inline === undefined || inline === 'true') return true;
+      if (inline === 'false') return false;
+      throw new UsageError(`--${name} is true or false, not ${inline}`);
+    };
+    const level = (text: string): LogLevel => {
+      if (!(LOG_LEVELS as readonly string[]).includes(text)) throw new UsageError(`--${name} must be one of ${LOG_LEVELS.join(', ')}, not ${text}`);
+      return text as LogLevel;
     };
     const number = (text: string): number => {
       const parsed = Number(text);
@@ -80,15 +116,40 @@ export function parseFlags(argv: readonly string[]): Flags {
         flags.listenAddress = value();
         break;
       case 'config.check':
-        flags.configCheck = inline === undefined || inline === 'true';
+        flags.configCheck = bool();
         break;
       case 'timeout-offset':
         flags.timeoutOffset = number(value());
         break;
-      case 'log.level': {
-        const level = value();
-        if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log.level must be one of ${LOG_LEVELS.join(', ')}, not ${level}`);
-        flags.logLevel = level as LogLevel;
+      case 'log.level':
+        flags.logLevel = level(value());
+        break;
+      case 'log.prober':
+        flags.logProber = level(value());
+        break;
+      case 'log.format': {
+        const format = value();
+        if (!(LOG_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--log.format must be one of ${LOG_FORMATS.join(', ')}, not ${format}`);
+        flags.logFormat = format as LogFormat;
+        break;
+      }
+      case 'web.external-url':
+        flags.externalUrl = value();
+        break;
+      case 'web.route-prefix':
+        flags.routePrefix = value();
+        break;
+      case 'web.systemd-socket':
+        flags.systemdSocket = bool();
+        break;
+      case 'config.enable-auto-reload':
+        flags.autoReload = bool();
+        break;
+      case 'config.auto-reload-interval': {
+        const text = value();
+        // Whole seconds, as upstream's flag (a Go uint); 0 would spin, so it is refused.
+        if (!/^[0-9]+$/.test(text) || Number(text) === 0) throw new UsageError(`--config.auto-reload-interval must be a whole number of seconds above 0, not ${text}`);
+        flags.autoReloadIntervalSeconds = Number(text);
         break;
       }
       case 'history.limit':
@@ -140,7 +201,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`probekit-exporter, version ${EXPORTER_VERSION} (blackbox_exporter compatible; node ${process.version})\n`);
     return 0;
   }
-  const log = new Logger(flags.logLevel);
+  const log = new Logger(flags.logLevel, undefined, flags.logFormat, flags.logProber);
   if (flags.configCheck) {
     try {
       const config = await loadConfigFile(flags.configFile);
@@ -154,8 +215,25 @@ async function main(argv: readonly string[]): Promise<number> {
     }
   }
   const { host, port } = splitListenAddress(flags.listenAddress);
+  let systemdFd: number | undefined;
+  let external: URL;
+  try {
+    external = externalUrl(flags.externalUrl, flags.systemdSocket ? undefined : port);
+    if (flags.systemdSocket) systemdFd = systemdListenFd(process.env, process.pid);
+  } catch (error) {
+    log.error((error as Error).message);
+    return 1;
+  }
   warnWhenIcmpAddonMissing(log);
-  const exporter = new Exporter({ configFile: flags.configFile, timeoutOffsetSeconds: flags.timeoutOffset, historyLimit: flags.historyLimit, log, webConfigFile: flags.webConfigFile });
+  const exporter = new Exporter({
+    configFile: flags.configFile,
+    timeoutOffsetSeconds: flags.timeoutOffset,
+    historyLimit: flags.historyLimit,
+    log,
+    routePrefix: routePrefixOf(flags.routePrefix, external),
+    externalUrl: external.href,
+    webConfigFile: flags.webConfigFile,
+  });
   try {
     await exporter.reload();
   } catch {
@@ -165,8 +243,24 @@ async function main(argv: readonly string[]): Promise<number> {
   process.on('SIGHUP', () => {
     exporter.reload().catch(() => undefined);
   });
-  const bound = await exporter.listen(host, port);
-  log.info('Listening', { address: `${host}:${bound}`, version: EXPORTER_VERSION });
+  let autoReload: NodeJS.Timeout | undefined;
+  if (flags.autoReload) {
+    // The exporter reloads only a file whose content changed, so a tick on an unchanged file costs one read.
+    // Node runs a timer longer than 2^31-1 ms after 1 ms instead; a longer interval waits that long (24.8 days).
+    autoReload = setInterval(
+      () => {
+        exporter.reload().catch(() => undefined);
+      },
+      Math.min(flags.autoReloadIntervalSeconds * 1000, 2 ** 31 - 1),
+    );
+  }
+  if (systemdFd !== undefined) {
+    await exporter.listenOnFd(systemdFd);
+    log.info('Listening on the socket systemd passed', { fd: systemdFd, version: EXPORTER_VERSION });
+  } else {
+    const bound = await exporter.listen(host, port);
+    log.info('Listening', { address: `${host}:${bound}`, version: EXPORTER_VERSION });
+  }
   await new Promise<void>((resolve) => {
     // Both handlers go at the first signal, so that a second one ends the process at once.
     const stop = (): void => {
@@ -177,6 +271,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
   });
+  clearInterval(autoReload);
   log.info('Shutting down; waiting for requests in flight', { timeout: `${flags.shutdownTimeoutMs / 1000}s` });
   await exporter.close(flags.shutdownTimeoutMs);
   return 0;

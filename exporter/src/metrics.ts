@@ -44,6 +44,10 @@ export const PROBE_TLS_CIPHER_INFO = metric('probe_tls_cipher_info', 'TLS cipher
 /** Set by the http and tcp probers when a regular expression check fails the probe. */
 export const PROBE_FAILED_DUE_TO_REGEX = metric('probe_failed_due_to_regex', 'Whether a body or header regular expression check failed the probe');
 
+/** Set by the query_response dialogue of the tcp and unix probers. */
+export const PROBE_FAILED_DUE_TO_BYTES = metric('probe_failed_due_to_bytes', 'Whether an expect_bytes check failed the probe');
+export const PROBE_EXPECT_INFO = metric('probe_expect_info', 'Constant 1, labelled with what query_response captured from the target');
+
 /** The exporter's own metrics on /metrics. */
 export const CONFIG_RELOAD_SUCCESS = metric('blackbox_exporter_config_last_reload_successful', 'Whether the last config reload succeeded');
 export const CONFIG_RELOAD_SUCCESS_TIME = metric('blackbox_exporter_config_last_reload_success_timestamp_seconds', 'Unix time of the last successful config reload');

@@ -6,5 +6,8 @@ export const EXPORTER_VERSION: string = version;
 /** The image built from exporter/Dockerfile, tagged with this version: what the constructs run by default. */
 export const EXPORTER_IMAGE = `ghcr.io/probekit/exporter:${EXPORTER_VERSION}`;
 
-/** Upstream sends `Blackbox Exporter/<version>`; targets that filter on it see a compatible product token. */
-export const EXPORTER_USER_AGENT = `Blackbox Exporter/${EXPORTER_VERSION} (probekit-exporter)`;
+/**
+ * The default User-Agent of http probes (and of OAuth2 token requests), in the form upstream sends since
+ * 0.28 (`Blackbox-Exporter/<version>`, one RFC 9110 product token), naming this exporter and its version.
+ */
+export const EXPORTER_USER_AGENT = `Probekit-Exporter/${EXPORTER_VERSION}`;

@@ -29,7 +29,7 @@ export function maskUrl(text: string): string {
 function maskValue(key: string, value: unknown, parentKey: string | undefined): unknown {
   if (value === undefined || value === null) return value;
   if (SECRET_FIELDS.has(key)) return Array.isArray(value) ? value.map(() => SECRET_MASK) : SECRET_MASK;
-  if ((parentKey === 'headers' || parentKey === 'proxy_connect_header') && CREDENTIAL_HEADER.test(key)) {
+  if ((parentKey === 'headers' || parentKey === 'proxy_connect_header' || parentKey === 'metadata') && CREDENTIAL_HEADER.test(key)) {
     return Array.isArray(value) ? value.map(() => SECRET_MASK) : SECRET_MASK;
   }
   if (parentKey === 'http_headers' && CREDENTIAL_HEADER.test(key) && typeof value === 'object') {

@@ -8,6 +8,7 @@ import { formatPath, schemaProblems, type FieldPath, type Problem } from '../con
 import type { CompileContext, ProberDefinition } from '../probers/definition';
 import { PROBER_DEFINITIONS, PROBER_NAMES, type DefinitionOf, type ProberName } from '../probers/registry';
 import { parseGoDuration } from './duration';
+import { compileCel, type CelProgram } from './cel';
 import { compileGoRegexp, type GoRegexp } from './regexp';
 import { moduleSchema, type Module } from './schema';
 
@@ -33,6 +34,9 @@ export type Compiled = { readonly module: CompiledModule } | { readonly problems
 
 /** Stands in for a pattern that did not compile; the module it belongs to never loads, so nothing runs it. */
 const NOT_COMPILED = compileGoRegexp('[^\\x00-\\x{10FFFF}]');
+
+/** Stands in for an expression that did not compile; as NOT_COMPILED, nothing runs it. */
+const NOT_COMPILED_CEL: CelProgram = { source: '', evaluate: () => ({ ok: false, problem: 'not compiled' }) };
 
 /**
  * Patterns compiled during one load, by their text: generated configs repeat the same few patterns across
@@ -64,6 +68,17 @@ function compileContext(problems: Problem[], base: FieldPath, patterns: PatternC
         message: `could not compile regular expression ${JSON.stringify(source)}: ${compiled.refused}; rewrite it in RE2 syntax, which has no lookaround or backreferences and repeats at most 1000 times`,
       });
       return { source, regexp: NOT_COMPILED };
+    },
+    cel: (path, source) => {
+      try {
+        return compileCel(source);
+      } catch (error) {
+        problems.push({
+          path: [...base, ...path],
+          message: `could not compile CEL expression ${JSON.stringify(source)}: ${(error as Error).message}; write it in CEL over the variable body (the JSON response), for example body.status == 'ok'`,
+        });
+        return NOT_COMPILED_CEL;
+      }
     },
     problem: (path, message) => problems.push({ path: [...base, ...path], message }),
   };

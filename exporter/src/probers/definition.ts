@@ -7,11 +7,14 @@
 import type { z } from 'zod';
 import type { FieldPath, Problem } from '../contract/problems';
 import type { Pattern } from '../config/regexp';
+import type { CelProgram } from '../config/cel';
 
 /** What a compile step may ask of the loader. Paths are below the section. */
 export interface CompileContext {
   /** The pattern written at `path`, compiled; one that does not compile becomes a problem there. */
   pattern(path: FieldPath, source: string): Pattern;
+  /** The CEL expression written at `path`, compiled; one that does not compile becomes a problem there. */
+  cel(path: FieldPath, source: string): CelProgram;
   /** Refuses the value at `path`: the module does not load. */
   problem(path: FieldPath, message: string): void;
 }

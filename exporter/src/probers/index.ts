@@ -10,6 +10,7 @@ import { probeGrpc } from './grpc/probe';
 import { probeHttp } from './http/probe';
 import { probeIcmp } from './icmp/probe';
 import { probeTcp } from './tcp/probe';
+import { probeUnix } from './unix/probe';
 import type { ProbeDeadline, ProbeLogger, ProbeOptions, Prober } from './types';
 
 const PROBERS: { readonly [N in ProberName]: Prober<N> } = {
@@ -18,6 +19,7 @@ const PROBERS: { readonly [N in ProberName]: Prober<N> } = {
   dns: probeDns,
   icmp: probeIcmp,
   grpc: probeGrpc,
+  unix: probeUnix,
 };
 
 /** Probes `target` with `module`'s own prober. */

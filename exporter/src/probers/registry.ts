@@ -8,9 +8,10 @@ import { grpcDefinition } from './grpc/definition';
 import { httpDefinition } from './http/definition';
 import { icmpDefinition } from './icmp/definition';
 import { tcpDefinition } from './tcp/definition';
+import { unixDefinition } from './unix/definition';
 
 /** In the order error messages list them. */
-const DEFINITIONS = [httpDefinition, tcpDefinition, icmpDefinition, dnsDefinition, grpcDefinition] as const;
+const DEFINITIONS = [httpDefinition, tcpDefinition, icmpDefinition, dnsDefinition, grpcDefinition, unixDefinition] as const;
 
 type Definition = (typeof DEFINITIONS)[number];
 

@@ -4,6 +4,8 @@
  * event loop (../config/load-worker.ts), so the server answers while a large file loads. On shutdown it
  * stops accepting and lets the requests in flight finish, for a bounded time.
  */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
@@ -34,6 +36,22 @@ export interface ExporterOptions {
   readonly log: Logger;
   /** `--web.config.file`: TLS, basic auth, headers and rate limit of the exporter's own endpoints. */
   readonly webConfigFile?: string;
+  /** `/` or `/path/`: every endpoint sits under it (--web.route-prefix). @default '/' */
+  readonly routePrefix?: string;
+  /** Where `/` redirects when the endpoints sit under a prefix (--web.external-url). */
+  readonly externalUrl?: string;
+}
+
+/** The file's SHA-256: a reload of content already loaded is skipped, as upstream skips it since 0.28. */
+async function fileChecksum(file: string): Promise<string | undefined> {
+  try {
+    return createHash('sha256')
+      .update(await readFile(file))
+      .digest('hex');
+  } catch {
+    // The load itself reports the unreadable file.
+    return undefined;
+  }
 }
 
 export class Exporter {
@@ -41,6 +59,8 @@ export class Exporter {
   private config: CompiledConfig = { modules: moduleRecord() };
   /** Whether a config was ever loaded: before that, a failed load is a failed start, not a failed reload. */
   private loaded = false;
+  /** Checksum of the file the serving config came from. */
+  private loadedChecksum?: string;
   /** Reloads run one after the other: a second waits for the first, then reads the file again. */
   private reloads: Promise<void> = Promise.resolve();
   private readonly inFlight = new Set<ServerResponse>();
@@ -73,14 +93,21 @@ export class Exporter {
     try {
       const started = performance.now();
       const web = await this.loadWeb();
+      const checksum = await fileChecksum(file);
+      if (checksum !== undefined && checksum === this.loadedChecksum) {
+        // The web config is read on every reload: only the config file's content may be unchanged.
+        this.applyWeb(web);
+        this.reloadSuccess.set(1);
+        this.reloadTime.set(Date.now() / 1000);
+        log.debug('Config file unchanged; nothing to reload', { file });
+        return;
+      }
       const loaded = await loadConfigOffThread(file);
       // Both files or neither: a reload that fails leaves the exporter as it was.
-      if (web) {
-        if (this.web) this.web.replace(web);
-        else this.web = new WebGate(web);
-      }
+      this.applyWeb(web);
       this.config = loaded;
       this.loaded = true;
+      this.loadedChecksum = checksum;
       this.reloadSuccess.set(1);
       this.reloadTime.set(Date.now() / 1000);
       log.info('Loaded config file', { file, modules: Object.keys(loaded.modules).length, duration_seconds: ((performance.now() - started) / 1000).toFixed(3) });
@@ -92,6 +119,12 @@ export class Exporter {
       for (const problem of problems) log.error('Config problem', { problem });
       throw error;
     }
+  }
+
+  private applyWeb(web: WebConfig | undefined): void {
+    if (!web) return;
+    if (this.web) this.web.replace(web);
+    else this.web = new WebGate(web);
   }
 
   /** The web config file read and checked, or undefined without --web.config.file; throws ConfigError. */
@@ -112,7 +145,20 @@ export class Exporter {
     };
     const text = (status: number, body: string): void => send(status, 'text/plain; charset=utf-8', body);
     const method = request.method ?? 'GET';
-    switch (url.pathname) {
+    const prefix = this.options.routePrefix ?? '/';
+    let path = url.pathname;
+    if (prefix !== '/') {
+      // As upstream (and Prometheus): under a prefix, `/` itself sends the browser to the external URL.
+      if (path === '/') {
+        response.writeHead(302, { Location: this.options.externalUrl ?? prefix });
+        response.end();
+        return;
+      }
+      if (path === prefix.slice(0, -1)) path = '/';
+      else if (path.startsWith(prefix)) path = `/${path.slice(prefix.length)}`;
+      else return text(404, 'Not found\n');
+    }
+    switch (path) {
       case PROBE_PATH: {
         const scrapeTimeout = request.headers[SCRAPE_TIMEOUT_HEADER.toLowerCase()];
         const openMetrics = (request.headers.accept ?? '').includes('application/openmetrics-text');
@@ -155,11 +201,7 @@ export class Exporter {
     }
   }
 
-  /**
-   * Starts serving on host:port (empty host: every interface); resolves with the port bound. From then on
-   * an error that escapes a probe fails that probe instead of ending the process (./escaped-errors.ts).
-   */
-  listen(host: string, port: number): Promise<number> {
+  private newServer(): Server {
     containEscapedErrors(this.options.log);
     const tls = this.web?.tls;
     const serve = (request: IncomingMessage, response: ServerResponse): void => {
@@ -191,12 +233,30 @@ export class Exporter {
       });
     }
     this.server = server;
+    return server;
+  }
+
+  /**
+   * Starts serving on host:port (empty host: every interface); resolves with the port bound. From then on
+   * an error that escapes a probe fails that probe instead of ending the process (./escaped-errors.ts).
+   */
+  listen(host: string, port: number): Promise<number> {
+    const server = this.newServer();
     return new Promise((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host || undefined, () => {
         const address = server.address();
         resolve(typeof address === 'object' && address ? address.port : port);
       });
+    });
+  }
+
+  /** Starts serving on a listening socket this process was given (systemd's socket activation). */
+  listenOnFd(fd: number): Promise<void> {
+    const server = this.newServer();
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ fd }, () => resolve());
     });
   }
 

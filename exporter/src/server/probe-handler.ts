@@ -126,7 +126,7 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
   // A target may carry credentials (https://user:password@host/); logs and history show it masked.
   const shownTarget = maskUrl(target);
   const probeLog = new ProbeLog(context.log, { module: moduleName, target: shownTarget });
-  probeLog.info('Beginning probe', { probe: module.prober, timeout_seconds: timeoutSeconds });
+  probeLog.debug('Beginning probe', { probe: module.prober, timeout_seconds: timeoutSeconds });
   const registry = new Registry();
   // Probers see one registry type; the format is only the handler's business.
   if (openMetrics) (registry as unknown as Registry<OpenMetricsContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
@@ -160,7 +160,7 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
   const seconds = (performance.now() - started) / 1000;
   durationGauge.set(seconds);
   successGauge.set(success ? 1 : 0);
-  if (success) probeLog.info('Probe succeeded', { duration_seconds: seconds });
+  if (success) probeLog.debug('Probe succeeded', { duration_seconds: seconds });
   else probeLog.error('Probe failed', { duration_seconds: seconds });
 
   const metricsText = await registry.metrics();

@@ -43,23 +43,27 @@ describe('config loading', () => {
       'blackbox.yml:6: modules.m.tcp.tls_config.insecure_skip_verfy: unknown field; did you mean "insecure_skip_verify"?',
     ]);
     expect(problems('modules:\n  m:\n    prober: http\n    colour: blue\n')).toEqual([
-      'blackbox.yml:4: modules.m.colour: unknown field; remove it; the fields here are prober, timeout, http, tcp, icmp, dns, grpc',
+      'blackbox.yml:4: modules.m.colour: unknown field; remove it; the fields here are prober, timeout, http, tcp, icmp, dns, grpc, unix',
     ]);
     expect(problems('modules: {}\nmodlues: {}\n')).toEqual(['blackbox.yml:2: modlues: unknown field; did you mean "modules"?']);
   });
 
   it('reports bad values at their line with the field path', () => {
     expect(problems('modules:\n  m:\n    prober: http\n    timeout: 5 seconds\n')).toEqual(['blackbox.yml:4: modules.m.timeout: must be a duration such as 5s, 1.5s, 1m30s or 500ms']);
-    expect(problems('modules:\n  m:\n    prober: smtp\n')).toEqual(['blackbox.yml:3: modules.m.prober: the text "smtp" is not allowed; use one of http, tcp, icmp, dns, grpc']);
+    expect(problems('modules:\n  m:\n    prober: smtp\n')).toEqual(['blackbox.yml:3: modules.m.prober: the text "smtp" is not allowed; use one of http, tcp, icmp, dns, grpc, unix']);
     expect(problems('modules: [\n')[0]).toMatch(/^blackbox\.yml:\d+: /);
   });
 
   it('checks rules across fields', () => {
     expect(problems('modules:\n  m:\n    prober: http\n    tcp: {}\n')).toEqual(['blackbox.yml:4: modules.m.tcp: module has prober http but a tcp section; rename the section or the prober']);
     expect(problems('modules:\n  m:\n    prober: dns\n')).toEqual(['blackbox.yml:3: modules.m.prober: a dns module needs its dns section; add dns.query_name']);
-    expect(problems('modules:\n  m:\n    prober: http\n    http:\n      oauth2:\n        client_id: a\n        token_url: http://127.0.0.1/\n')).toEqual([
-      'blackbox.yml:5: modules.m.http.oauth2: oauth2 is not supported by probekit-exporter; remove it',
+    expect(problems('modules:\n  m:\n    prober: http\n    http:\n      enable_http3: true\n')).toEqual([
+      'blackbox.yml:5: modules.m.http.enable_http3: enable_http3 is not supported by probekit-exporter (HTTP/3 needs a QUIC client, which Node does not have in its stable API); remove it',
     ]);
+    expect(problems('modules:\n  m:\n    prober: http\n    http:\n      oauth2:\n        client_id: a\n        token_url: http://127.0.0.1/\n      bearer_token: x\n')).toEqual([
+      'blackbox.yml:8: modules.m.http.bearer_token: set only one of oauth2, bearer_token',
+    ]);
+    expect(problems('modules:\n  m:\n    prober: http\n    http:\n      no_proxy: localhost\n')).toEqual(['blackbox.yml:5: modules.m.http.no_proxy: no_proxy needs proxy_url']);
     expect(problems('modules:\n  m:\n    prober: http\n    http:\n      http_headers:\n        Authorization:\n          values: [x]\n')[0]).toMatch(
       /Authorization cannot be set through http_headers/,
     );

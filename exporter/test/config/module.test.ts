@@ -131,7 +131,7 @@ describe('a module compiled at load', () => {
     const web = of(config.modules.web, 'http');
     expect(web.timeoutMs).toBe(90_000);
     expect(web.http).toMatchObject({ bodySizeLimit: 2 * 1024 * 1024, followRedirects: false, ip: { preferred: 6, fallback: true }, tls: { minVersion: 'TLSv1.2', insecureSkipVerify: false } });
-    expect(web.http.proxy?.url).toBeInstanceOf(URL);
+    expect(web.http.proxy?.forUrl(new URL('https://example.com/'))?.url.href).toBe('http://127.0.0.1:3128/');
     expect(web.http.request.hostHeader).toBe('example.com');
     expect(web.http.request.headers.map((header) => header.name)).toEqual(['X-Trace', 'User-Agent']);
     // The module as written keeps its text, for /config and debug output.
@@ -159,7 +159,7 @@ describe('the problems of a module, as the contract reports them', () => {
 
   it('start with the schema: a module it refuses goes no further', () => {
     expect(lines('api', { prober: 'http', http: { metod: 'GET', fail_if_body_matches_regexp: ['('] } })).toEqual(['modules.api.http.metod: unknown field; did you mean "method"?']);
-    expect(lines('my api', { prober: 'ftp' })).toEqual(['modules["my api"].prober: the text "ftp" is not allowed; use one of http, tcp, icmp, dns, grpc']);
+    expect(lines('my api', { prober: 'ftp' })).toEqual(['modules["my api"].prober: the text "ftp" is not allowed; use one of http, tcp, icmp, dns, grpc, unix']);
   });
 
   it('are none for a module the exporter loads, and the same for a module the schema already parsed', () => {

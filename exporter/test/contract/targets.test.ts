@@ -66,6 +66,7 @@ describe("the contract's target grammar and the probers", () => {
     dns: { prober: 'dns', dns: { query_name: 'probe.test' } },
     icmp: { prober: 'icmp' },
     grpc: { prober: 'grpc' },
+    unix: { prober: 'unix' },
   });
 
   beforeAll(async () => {
@@ -124,6 +125,8 @@ const STRICT: ReadonlyArray<readonly [ProberName, string, string | undefined]> =
   ['grpc', 'https://grpc.example.com:443/health', "has a path /health, which the grpc prober does not use (it checks the module's grpc.service); write https://grpc.example.com:443"],
   ['grpc', 'grpc.example.com', 'is not host:port; a grpc module needs the port, for example example.com:443 or [::1]:50051'],
   ['grpc', 'https://exa mple.com:443', 'has an invalid host "exa mple.com"; write a host name or an IP address'],
+  ['unix', '/run/app.sock', undefined],
+  ['unix', 'app.sock', 'is not an absolute path; a unix module probes a socket by its full path, for example /run/app.sock'],
 ];
 
 describe('the strict target grammar', () => {

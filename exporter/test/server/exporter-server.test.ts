@@ -47,7 +47,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'probekit-server-'));
   configFile = join(dir, 'blackbox.yml');
   writeFileSync(configFile, GOOD);
-  exporter = new Exporter({ configFile, timeoutOffsetSeconds: 0.5, historyLimit: 3, log: new Logger('debug', (line) => logLines.push(line)) });
+  exporter = new Exporter({ configFile, timeoutOffsetSeconds: 0.5, historyLimit: 3, log: new Logger('debug', (line) => logLines.push(line), 'logfmt', 'debug') });
   await exporter.reload();
   base = `http://127.0.0.1:${await exporter.listen('127.0.0.1', 0)}`;
 });

@@ -38,7 +38,7 @@ export function validRecords(records: readonly DecodedRecord[], validator: Recor
   let anyMatch = false;
   for (const record of records) {
     const text = recordText(record);
-    logger.info('Validating RR', { rr: text });
+    logger.debug('Validating RR', { rr: text });
     for (const pattern of failIfMatches) {
       if (pattern.regexp.test(text)) {
         logger.error('At least one RR matched regexp', { regexp: pattern.source, rr: text });
@@ -99,7 +99,7 @@ export const probeDns: Prober<'dns'> = async (deadline, target, module, registry
     questions: [{ name: settings.queryName, type: settings.queryType as dnsPacket.RecordType, class: settings.queryClass as dnsPacket.RecordClass }],
   });
   const protocol = `${settings.transport}${endpoint.family}${settings.overTls ? '-tls' : ''}`;
-  logger.info('Making DNS query', { target: `${endpoint.address}:${port}`, dial_protocol: protocol, query: settings.queryName, type: settings.queryType, class: settings.queryClass });
+  logger.debug('Making DNS query', { target: `${endpoint.address}:${port}`, dial_protocol: protocol, query: settings.queryName, type: settings.queryType, class: settings.queryClass });
 
   const phases: PhaseTimes = { connect: 0, request: 0 };
   const resources = new Resources(logger);
@@ -122,7 +122,7 @@ export const probeDns: Prober<'dns'> = async (deadline, target, module, registry
   const answers = (response.answers ?? []) as DecodedRecord[];
   const authorities = (response.authorities ?? []) as DecodedRecord[];
   const additionals = (response.additionals ?? []) as DecodedRecord[];
-  logger.info('Got response', { rcode: response.rcode, truncated: response.flag_tc, answers: answers.length });
+  logger.debug('Got response', { rcode: response.rcode, truncated: response.flag_tc, answers: answers.length });
   answerRrs.set(answers.length);
   authorityRrs.set(authorities.length);
   additionalRrs.set(additionals.length);
@@ -140,14 +140,14 @@ export const probeDns: Prober<'dns'> = async (deadline, target, module, registry
     logger.error('Rcode is not one of the valid rcodes', { rcode, valid_rcodes: settings.validRcodes.join(',') });
     return false;
   }
-  logger.info('Rcode is valid', { rcode });
+  logger.debug('Rcode is valid', { rcode });
   const sections: Array<[string, readonly DecodedRecord[], RecordValidator | undefined]> = [
     ['Answer', answers, settings.validateAnswer],
     ['Authority', authorities, settings.validateAuthority],
     ['Additional', additionals, settings.validateAdditional],
   ];
   for (const [section, records, validator] of sections) {
-    logger.info(`Validating ${section} RRs`);
+    logger.debug(`Validating ${section} RRs`);
     if (!validRecords(records, validator, logger)) {
       logger.error(`${section} RRs validation failed`);
       return false;

@@ -147,6 +147,8 @@ export interface UnaryCall {
   readonly authority: string;
   readonly path: string;
   readonly message: Buffer;
+  /** Metadata headers, already named and encoded as gRPC sends them. */
+  readonly metadata?: ReadonlyArray<readonly [string, string]>;
 }
 
 /**
@@ -161,8 +163,12 @@ export function unaryCall(session: ClientHttp2Session, call: UnaryCall, resource
   session.once('error', (error: Error) => onSessionLost(`connection error: ${error.message}`)());
   session.once('goaway', onSessionLost('the server sent GOAWAY'));
   session.once('close', onSessionLost('the connection closed'));
+  // A key given several values is one header with several values, as HTTP/2 allows.
+  const metadata: Record<string, string[]> = {};
+  for (const [name, value] of call.metadata ?? []) (metadata[name] ??= []).push(value);
   const stream = resources.own(
     session.request({
+      ...metadata,
       [http2Constants.HTTP2_HEADER_METHOD]: 'POST',
       [http2Constants.HTTP2_HEADER_SCHEME]: call.scheme,
       [http2Constants.HTTP2_HEADER_PATH]: call.path,

@@ -1,6 +1,6 @@
 /** The grpc prober's definition: its section of a module, with upstream's defaults, and the section compiled. */
 import { z } from 'zod';
-import { accepted, defineProber, refused, type TargetGrammar } from '../definition';
+import { accepted, defineProber, refused, type CompileContext, type TargetGrammar } from '../definition';
 import { hostProblem, portNumber, portProblem, splitHostPort, unbracket } from '../shared/host-port';
 import { compileIpPreference, ipProtocolFields, type IpPreference } from '../shared/ip-protocol';
 import { compileTlsConfig, DEFAULT_TLS_CONFIG, tlsConfigSchema, tlsConfigWithAbsolutePaths, type TlsSettings } from '../shared/tls-config';
@@ -11,6 +11,8 @@ export const grpcSectionSchema = z.strictObject({
   tls: z.boolean().default(false),
   tls_config: tlsConfigSchema.default(DEFAULT_TLS_CONFIG),
   ...ipProtocolFields,
+  /** Sent with the health check, as upstream's (gRPC metadata: each key with a list of values). */
+  metadata: z.record(z.string(), z.array(z.string())).optional(),
 });
 
 export type GrpcSection = z.output<typeof grpcSectionSchema>;
@@ -21,6 +23,28 @@ export interface GrpcSettings {
   readonly service: string;
   readonly tls: boolean;
   readonly tlsConfig: TlsSettings;
+  /** Request headers from `metadata`: lower-case names, `-bin` values base64-encoded, as grpc-go sends them. */
+  readonly metadata: ReadonlyArray<readonly [string, string]>;
+}
+
+/** Headers gRPC itself sets; grpc-go leaves such metadata out of a request, and so does this prober. */
+const RESERVED_METADATA = new Set(['content-type', 'user-agent', 'grpc-message-type', 'grpc-encoding', 'grpc-message', 'grpc-status', 'grpc-timeout', 'grpc-status-details-bin', 'te']);
+
+/** What HTTP/2 allows as a header name, in lower case (RFC 9113 and RFC 9110's token). */
+const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
+
+function compileMetadata(metadata: Readonly<Record<string, readonly string[]>> | undefined, context: CompileContext): Array<readonly [string, string]> {
+  const headers: Array<readonly [string, string]> = [];
+  for (const [key, values] of Object.entries(metadata ?? {})) {
+    const name = key.toLowerCase();
+    if (!HEADER_NAME.test(name)) {
+      context.problem(['metadata', key], 'is not a gRPC metadata key; use letters, digits and - _ . only');
+      continue;
+    }
+    if (RESERVED_METADATA.has(name) || name.startsWith(':')) continue;
+    for (const value of values) headers.push([name, name.endsWith('-bin') ? Buffer.from(value).toString('base64').replace(/=+$/, '') : value]);
+  }
+  return headers;
 }
 
 /** The server a grpc probe checks; without a port, 443 with TLS and 80 without. */
@@ -67,6 +91,12 @@ export const grpcDefinition = defineProber({
   name: 'grpc',
   schema: grpcSectionSchema,
   withAbsolutePaths: (grpc, absolute) => ({ ...grpc, tls_config: tlsConfigWithAbsolutePaths(grpc.tls_config, absolute) }),
-  compile: (grpc): GrpcSettings => ({ ip: compileIpPreference(grpc), service: grpc.service, tls: grpc.tls, tlsConfig: compileTlsConfig(grpc.tls_config) }),
+  compile: (grpc, context): GrpcSettings => ({
+    ip: compileIpPreference(grpc),
+    service: grpc.service,
+    tls: grpc.tls,
+    tlsConfig: compileTlsConfig(grpc.tls_config),
+    metadata: compileMetadata(grpc.metadata, context),
+  }),
   target: grpcTarget,
 });

@@ -81,7 +81,7 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
   // The deadline may fire while a phase waits; destroying everything then ends the stream at once.
   const abort = (): void => resources.destroyAll();
   deadline.signal.addEventListener('abort', abort, { once: true });
-  logger.info('Checking gRPC health', { address, port, service: settings.service, tls: settings.tls });
+  logger.debug('Checking gRPC health', { address, port, service: settings.service, tls: settings.tls });
   let servingStatus: string | undefined;
   let code: number;
   let tls: TlsConnectionState | undefined;
@@ -92,7 +92,7 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
     const authority = joinHostPort(withoutZone(host), port);
     const scheme = tlsOptions ? 'https' : 'http';
     const session: ClientHttp2Session = resources.own(http2Connect(`${scheme}://${authority}`, { createConnection: () => socket, settings: { enablePush: false } }));
-    const call = unaryCall(session, { scheme, authority, path: HEALTH_CHECK_PATH, message: encodeCheckRequest(settings.service) }, resources);
+    const call = unaryCall(session, { scheme, authority, path: HEALTH_CHECK_PATH, message: encodeCheckRequest(settings.service), metadata: settings.metadata }, resources);
     const answer = await beforeDeadline(deadline, 'check', call);
     try {
       servingStatus = servingStatusName(decodeCheckResponse(answer));
@@ -122,6 +122,6 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
     gauge(registry, PROBE_SSL_EARLIEST_CERT_EXPIRY).set(0);
   }
   if (servingStatus === undefined) return false;
-  logger.info('Health check answered', { serving_status: servingStatus });
+  logger.debug('Health check answered', { serving_status: servingStatus });
   return servingStatus === 'SERVING';
 };

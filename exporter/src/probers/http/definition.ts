@@ -4,11 +4,13 @@
  */
 import { z } from 'zod';
 import type { Problem } from '../../contract/problems';
+import type { CelProgram } from '../../config/cel';
 import { regexpSchema, type Pattern } from '../../config/regexp';
 import { parseByteSize } from '../../config/size';
 import { accepted, defineProber, refused, type CompileContext, type TargetGrammar } from '../definition';
 import { compileIpPreference, ipProtocolFields, type IpPreference } from '../shared/ip-protocol';
 import { compileTlsConfig, DEFAULT_TLS_CONFIG, tlsConfigSchema, tlsConfigWithAbsolutePaths, type TlsSettings } from '../shared/tls-config';
+import { compileProxy, proxyProblems, type ProxyChoice } from './proxy';
 import { compileRequestPlan, type RequestPlan } from './request-plan';
 
 const basicAuthSchema = z.strictObject({
@@ -24,6 +26,15 @@ const authorizationSchema = z.strictObject({
   credentials_file: z.string().optional(),
 });
 
+/** prometheus/common's proxy fields, in the http section and in its oauth2 section alike. */
+const proxyFields = {
+  proxy_url: z.string().optional(),
+  no_proxy: z.string().optional(),
+  proxy_from_environment: z.boolean().default(false),
+  proxy_connect_header: z.record(z.string(), z.array(z.string())).optional(),
+};
+
+/** Client credentials (the grant upstream's probes use); the token requests have their own TLS and proxy settings. */
 const oauth2Schema = z.strictObject({
   client_id: z.string(),
   client_secret: z.string().optional(),
@@ -31,8 +42,8 @@ const oauth2Schema = z.strictObject({
   scopes: z.array(z.string()).optional(),
   token_url: z.string(),
   endpoint_params: z.record(z.string(), z.string()).optional(),
-  tls_config: tlsConfigSchema.optional(),
-  proxy_url: z.string().optional(),
+  tls_config: tlsConfigSchema.default(DEFAULT_TLS_CONFIG),
+  ...proxyFields,
 });
 
 /** `http_headers`: each header from literal values, secret values, or files read at every probe. */
@@ -63,6 +74,10 @@ export const httpSectionSchema = z.strictObject({
   headers: z.record(z.string(), z.string()).optional(),
   fail_if_body_matches_regexp: z.array(regexpSchema).optional(),
   fail_if_body_not_matches_regexp: z.array(regexpSchema).optional(),
+  /** CEL over the body parsed as JSON (variable `body`): the probe fails when it is true. */
+  fail_if_body_json_matches_cel: z.string().optional(),
+  /** CEL over the body parsed as JSON (variable `body`): the probe fails unless it is true. */
+  fail_if_body_json_not_matches_cel: z.string().optional(),
   fail_if_header_matches: z.array(headerMatchSchema).optional(),
   fail_if_header_not_matches: z.array(headerMatchSchema).optional(),
   body: z.string().optional(),
@@ -77,10 +92,7 @@ export const httpSectionSchema = z.strictObject({
   bearer_token_file: z.string().optional(),
   oauth2: oauth2Schema.optional(),
   tls_config: tlsConfigSchema.default(DEFAULT_TLS_CONFIG),
-  proxy_url: z.string().optional(),
-  no_proxy: z.string().optional(),
-  proxy_from_environment: z.boolean().default(false),
-  proxy_connect_header: z.record(z.string(), z.array(z.string())).optional(),
+  ...proxyFields,
   follow_redirects: z.boolean().default(true),
   enable_http2: z.boolean().default(true),
   enable_http3: z.boolean().optional(),
@@ -89,8 +101,11 @@ export const httpSectionSchema = z.strictObject({
 
 export type HttpSection = z.output<typeof httpSectionSchema>;
 
-/** Fields the schema knows (they are upstream's) that this exporter does not implement: refused by name. */
-const UNSUPPORTED_HTTP_FIELDS = ['oauth2', 'no_proxy', 'proxy_from_environment', 'enable_http3'] as const;
+/**
+ * Fields the schema knows (they are upstream's) that this exporter does not implement, refused by name with
+ * the reason: Node has no QUIC client in its stable API, so there is no HTTP/3 to probe with.
+ */
+const UNSUPPORTED_HTTP_FIELDS = { enable_http3: 'HTTP/3 needs a QUIC client, which Node does not have in its stable API' } as const;
 
 /** Headers that http_headers may not set: each has its own field, or is the transport's business. */
 const RESERVED_HEADERS = ['authorization', 'host', 'content-length', 'transfer-encoding', 'connection', 'upgrade'];
@@ -112,8 +127,8 @@ export function acceptEncodingAllows(compression: string, acceptEncoding: string
 /** Upstream's load-time checks of an http section, plus the fields this exporter does not implement. */
 function httpRules(http: HttpSection): Problem[] {
   const problems: Problem[] = [];
-  for (const field of UNSUPPORTED_HTTP_FIELDS) {
-    if (http[field] !== undefined && http[field] !== false) problems.push({ path: [field], message: `${field} is not supported by probekit-exporter; remove it` });
+  for (const [field, reason] of Object.entries(UNSUPPORTED_HTTP_FIELDS) as Array<[keyof typeof UNSUPPORTED_HTTP_FIELDS, string]>) {
+    if (http[field] !== undefined && http[field] !== false) problems.push({ path: [field], message: `${field} is not supported by probekit-exporter (${reason}); remove it` });
   }
   if (http.body !== undefined && http.body_file !== undefined) problems.push({ path: ['body_file'], message: 'set body or body_file, not both' });
   for (const [name, value] of Object.entries(http.headers ?? {})) {
@@ -124,7 +139,12 @@ function httpRules(http: HttpSection): Problem[] {
   if (http.bearer_token !== undefined && http.bearer_token_file !== undefined) {
     problems.push({ path: ['bearer_token_file'], message: 'set bearer_token or bearer_token_file, not both' });
   }
-  const schemes = [http.basic_auth && 'basic_auth', http.authorization && 'authorization', (http.bearer_token ?? http.bearer_token_file) !== undefined && 'bearer_token'].filter(Boolean);
+  const schemes = [
+    http.basic_auth && 'basic_auth',
+    http.authorization && 'authorization',
+    http.oauth2 && 'oauth2',
+    (http.bearer_token ?? http.bearer_token_file) !== undefined && 'bearer_token',
+  ].filter(Boolean);
   if (schemes.length > 1) problems.push({ path: [String(schemes[1])], message: `set only one of ${schemes.join(', ')}` });
   if (http.basic_auth?.password !== undefined && http.basic_auth.password_file !== undefined) {
     problems.push({ path: ['basic_auth', 'password_file'], message: 'set basic_auth password or password_file, not both' });
@@ -141,10 +161,26 @@ function httpRules(http: HttpSection): Problem[] {
   for (const name of Object.keys(http.http_headers ?? {})) {
     if (RESERVED_HEADERS.includes(name.toLowerCase())) problems.push({ path: ['http_headers', name], message: `header ${name} cannot be set through http_headers; use its own field` });
   }
-  if (http.proxy_connect_header !== undefined && http.proxy_url === undefined) {
-    problems.push({ path: ['proxy_connect_header'], message: 'proxy_connect_header needs proxy_url' });
+  problems.push(...proxyProblems(http));
+  if (http.oauth2) {
+    problems.push(...proxyProblems(http.oauth2, ['oauth2']));
+    if (http.oauth2.client_secret !== undefined && http.oauth2.client_secret_file !== undefined) {
+      problems.push({ path: ['oauth2', 'client_secret_file'], message: 'set oauth2 client_secret or client_secret_file, not both' });
+    }
+    if (http.oauth2.client_id === '') problems.push({ path: ['oauth2', 'client_id'], message: 'oauth2 needs a client_id' });
   }
   return problems;
+}
+
+/** Where an http module's client-credentials tokens come from; ./oauth2.ts fetches and caches them. */
+export interface OAuth2Settings {
+  readonly clientId: string;
+  readonly clientSecret: { readonly text: string } | { readonly file: string };
+  readonly scopes: readonly string[];
+  readonly tokenUrl: URL;
+  readonly endpointParams: Readonly<Record<string, string>>;
+  readonly tls: TlsSettings;
+  readonly proxy?: ProxyChoice;
 }
 
 /** A header check of fail_if_header_matches or fail_if_header_not_matches. */
@@ -167,33 +203,51 @@ export interface HttpSettings {
   readonly failIfNotSsl: boolean;
   readonly failIfBodyMatches: readonly Pattern[];
   readonly failIfBodyNotMatches: readonly Pattern[];
+  readonly failIfBodyJsonMatchesCel?: CelProgram;
+  readonly failIfBodyJsonNotMatchesCel?: CelProgram;
   readonly failIfHeaderMatches: readonly HeaderCheck[];
   readonly failIfHeaderNotMatches: readonly HeaderCheck[];
   readonly compression: HttpSection['compression'];
   /** Bytes; 0 means no limit. */
   readonly bodySizeLimit: number;
   readonly tls: TlsSettings;
-  readonly proxy?: { readonly url: URL; readonly connectHeaders: Readonly<Record<string, readonly string[]>> };
+  readonly proxy?: ProxyChoice;
+  /** Where client-credentials tokens for the Authorization header come from (./oauth2.ts caches them per module). */
+  readonly oauth2?: OAuth2Settings;
   readonly enableHttp2: boolean;
   readonly request: RequestPlan;
 }
 
-function proxyUrl(text: string, context: CompileContext): URL | undefined {
-  if (/^https?:\/\/[^/]+/.test(text)) {
-    try {
-      return new URL(text);
-    } catch {
-      // Refused below, with the same words as a URL of another scheme.
-    }
+function compileOAuth2(oauth2: NonNullable<HttpSection['oauth2']>, context: CompileContext): OAuth2Settings | undefined {
+  let tokenUrl: URL | undefined;
+  try {
+    tokenUrl = /^https?:\/\//.test(oauth2.token_url) ? new URL(oauth2.token_url) : undefined;
+  } catch {
+    tokenUrl = undefined;
   }
-  context.problem(['proxy_url'], 'must be an http:// or https:// URL');
-  return undefined;
+  if (tokenUrl === undefined) {
+    context.problem(['oauth2', 'token_url'], 'must be an http:// or https:// URL');
+    return undefined;
+  }
+  return {
+    clientId: oauth2.client_id,
+    clientSecret: oauth2.client_secret_file ? { file: oauth2.client_secret_file } : { text: oauth2.client_secret ?? '' },
+    scopes: oauth2.scopes ?? [],
+    tokenUrl,
+    endpointParams: oauth2.endpoint_params ?? {},
+    tls: compileTlsConfig(oauth2.tls_config),
+    proxy: compileProxy(oauth2, context, ['oauth2']),
+  };
 }
 
 function compileHttp(http: HttpSection, context: CompileContext): HttpSettings {
   const patterns = (field: 'fail_if_body_matches_regexp' | 'fail_if_body_not_matches_regexp'): Pattern[] => (http[field] ?? []).map((source, index) => context.pattern([field, index], source));
   const headerChecks = (field: 'fail_if_header_matches' | 'fail_if_header_not_matches'): HeaderCheck[] =>
     (http[field] ?? []).map((check, index) => ({ header: check.header, pattern: context.pattern([field, index, 'regexp'], check.regexp), allowMissing: check.allow_missing }));
+  const cel = (field: 'fail_if_body_json_matches_cel' | 'fail_if_body_json_not_matches_cel'): CelProgram | undefined => {
+    const source = http[field];
+    return source === undefined ? undefined : context.cel([field], source);
+  };
   let bodySizeLimit = 0;
   if (http.body_size_limit !== undefined) {
     const bytes = parseByteSize(http.body_size_limit);
@@ -201,7 +255,6 @@ function compileHttp(http: HttpSection, context: CompileContext): HttpSettings {
     // Zero or negative means no limit, as upstream reads it.
     else bodySizeLimit = Math.max(0, bytes);
   }
-  const url = http.proxy_url === undefined ? undefined : proxyUrl(http.proxy_url, context);
   return {
     ip: compileIpPreference(http),
     sourceAddress: http.source_ip_address,
@@ -214,12 +267,15 @@ function compileHttp(http: HttpSection, context: CompileContext): HttpSettings {
     failIfNotSsl: http.fail_if_not_ssl,
     failIfBodyMatches: patterns('fail_if_body_matches_regexp'),
     failIfBodyNotMatches: patterns('fail_if_body_not_matches_regexp'),
+    failIfBodyJsonMatchesCel: cel('fail_if_body_json_matches_cel'),
+    failIfBodyJsonNotMatchesCel: cel('fail_if_body_json_not_matches_cel'),
     failIfHeaderMatches: headerChecks('fail_if_header_matches'),
     failIfHeaderNotMatches: headerChecks('fail_if_header_not_matches'),
     compression: http.compression,
     bodySizeLimit,
     tls: compileTlsConfig(http.tls_config),
-    proxy: url && { url, connectHeaders: http.proxy_connect_header ?? {} },
+    proxy: compileProxy(http, context),
+    oauth2: http.oauth2 && compileOAuth2(http.oauth2, context),
     enableHttp2: http.enable_http2,
     request: compileRequestPlan(http),
   };
@@ -235,6 +291,7 @@ function httpWithAbsolutePaths(http: HttpSection, absolute: (path: string) => st
     tls_config: tlsConfigWithAbsolutePaths(http.tls_config, absolute),
     basic_auth: http.basic_auth && { ...http.basic_auth, password_file: resolve(http.basic_auth.password_file), username_file: resolve(http.basic_auth.username_file) },
     authorization: http.authorization && { ...http.authorization, credentials_file: resolve(http.authorization.credentials_file) },
+    oauth2: http.oauth2 && { ...http.oauth2, client_secret_file: resolve(http.oauth2.client_secret_file), tls_config: tlsConfigWithAbsolutePaths(http.oauth2.tls_config, absolute) },
     http_headers: http.http_headers && Object.fromEntries(Object.entries(http.http_headers).map(([name, header]) => [name, { ...header, files: header.files?.map((file) => resolve(file) ?? file) }])),
   };
 }

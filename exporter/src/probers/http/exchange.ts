@@ -16,6 +16,7 @@ import { connectTcp, secureSocket } from '../shared/dial';
 import { joinHostPort } from '../shared/host-port';
 import type { Resources } from '../shared/resources';
 import { tlsConnectionState, type TlsConnectionState } from '../shared/tls';
+import type { Proxy } from './proxy';
 import type { HeaderList } from './request';
 
 /** Instants (performance.now()) of one request, as upstream's client trace records them. */
@@ -41,11 +42,6 @@ export interface Hop {
   readonly host: string;
   /** Name the server certificate is checked against. */
   readonly serverName: string;
-}
-
-export interface Proxy {
-  readonly url: URL;
-  readonly connectHeaders: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface ExchangeSettings {

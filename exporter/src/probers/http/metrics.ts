@@ -9,6 +9,7 @@ export const PROBE_HTTP_SSL = metric('probe_http_ssl', 'Whether the final reques
 export const PROBE_HTTP_STATUS_CODE = metric('probe_http_status_code', 'Status code of the final response (0 when none arrived)');
 export const PROBE_HTTP_VERSION = metric('probe_http_version', 'HTTP version of the final response, as a number (1.1, 2)');
 export const PROBE_HTTP_LAST_MODIFIED = metric('probe_http_last_modified_timestamp_seconds', 'Last-Modified header of the final response, as a Unix timestamp');
+export const PROBE_FAILED_DUE_TO_CEL = metric('probe_failed_due_to_cel', 'Whether a CEL check of the JSON body failed the probe');
 
 /** The phases of probe_http_duration_seconds, always all present. */
 export const HTTP_PHASES = ['resolve', 'connect', 'tls', 'processing', 'transfer'] as const;

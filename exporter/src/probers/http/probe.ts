@@ -10,6 +10,7 @@ import { httpTarget, parseZonedUrl, type HttpSettings } from './definition';
 import { PROBE_FAILED_DUE_TO_REGEX, gauge, phaseGauge } from '../../metrics';
 import {
   HTTP_PHASES,
+  PROBE_FAILED_DUE_TO_CEL,
   PROBE_HTTP_CONTENT_LENGTH,
   PROBE_HTTP_DURATION,
   PROBE_HTTP_LAST_MODIFIED,
@@ -28,6 +29,8 @@ import { Resources } from '../shared/resources';
 import { exchange, type ExchangeSettings, type Hop, type IncomingResponse, type Timings } from './exchange';
 import { requestContent, type HeaderList, type RequestContent } from './request';
 import { readBody } from './body';
+import { oauth2Authorization } from './oauth2';
+import type { ProxyChoice } from './proxy';
 
 /** Upstream stops after this many redirects and fails the probe. */
 export const MAX_REDIRECTS = 10;
@@ -60,6 +63,36 @@ function headersPass(response: IncomingResponse, http: HttpSettings, logger: Pro
         logger.error(failWhenMatched ? 'Header matched regular expression' : 'Header did not match regular expression', { header: check.header, regexp: check.pattern.source });
         return false;
       }
+    }
+  }
+  return true;
+}
+
+/**
+ * Upstream's CEL checks: the body must parse as JSON and each expression must give a boolean; the probe
+ * fails when fail_if_body_json_matches_cel is true or fail_if_body_json_not_matches_cel is false.
+ */
+function bodyJsonPasses(body: string, http: HttpSettings, logger: ProbeLogger): boolean {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (error) {
+    logger.error('Error unmarshalling HTTP body to JSON', { err: error as Error });
+    return false;
+  }
+  for (const [program, failWhen] of [
+    [http.failIfBodyJsonMatchesCel, true],
+    [http.failIfBodyJsonNotMatchesCel, false],
+  ] as const) {
+    if (program === undefined) continue;
+    const outcome = program.evaluate(json);
+    if (!outcome.ok) {
+      logger.error('Error evaluating CEL expression', { expression: program.source, err: outcome.problem });
+      return false;
+    }
+    if (outcome.value === failWhen) {
+      logger.error(failWhen ? 'Body matched CEL expression' : 'Body did not match CEL expression', { expression: program.source });
+      return false;
     }
   }
   return true;
@@ -104,6 +137,8 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
   const statusGauge = gauge(registry, PROBE_HTTP_STATUS_CODE);
   const versionGauge = gauge(registry, PROBE_HTTP_VERSION);
   const regexGauge = gauge(registry, PROBE_FAILED_DUE_TO_REGEX);
+  // Registered only for a module with a CEL check, as upstream registers it.
+  const celGauge = http.failIfBodyJsonMatchesCel || http.failIfBodyJsonNotMatchesCel ? gauge(registry, PROBE_FAILED_DUE_TO_CEL) : undefined;
 
   const parsed = httpTarget.parse(target);
   if (!parsed.ok) {
@@ -117,7 +152,7 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
   const proxy = http.proxy;
 
   let firstAddress = targetHost;
-  if (!(http.skipResolvePhaseWithProxy && proxy)) {
+  if (!(http.skipResolvePhaseWithProxy && proxy?.configured)) {
     try {
       const resolved = await resolveTargetAddress(targetHost, http.ip, deadline, registry, logger);
       duration.inc({ phase: 'resolve' }, resolved.lookupSeconds);
@@ -139,6 +174,7 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
     let firstTlsOptions: ConnectionOptions | undefined;
     try {
       request = await requestContent(http.request, options.hostname);
+      if (http.oauth2) request = { ...request, authorization: await oauth2Authorization(http.oauth2, deadline, resources) };
       // Credentials in the target URL become basic auth unless the module sets its own, as Go's client does.
       if (request.authorization === undefined && (targetUrl.username !== '' || targetUrl.password !== '')) {
         const userinfo = `${decodeURIComponent(targetUrl.username)}:${decodeURIComponent(targetUrl.password)}`;
@@ -153,7 +189,7 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
       return false;
     }
     await sendFollowingRedirects(exchanges, { http, targetUrl, targetZone, firstAddress, serverName, firstTlsOptions, proxy, deadline, resources, logger }, request);
-    if (exchanges.final) verdict = await judge(exchanges.final, exchanges.requestErrored, http, deadline, resources, logger, regexGauge);
+    if (exchanges.final) verdict = await judge(exchanges.final, exchanges.requestErrored, http, deadline, resources, logger, regexGauge, celGauge);
     exchanges.hops[exchanges.hops.length - 1].timings.end = performance.now();
   } catch (error) {
     logger.error('Error for HTTP request', { err: error as Error });
@@ -213,7 +249,7 @@ interface Journey {
   readonly serverName: string;
   /** TLS options for `serverName`, made while preparing the request (an https target only). */
   readonly firstTlsOptions?: ConnectionOptions;
-  readonly proxy?: ExchangeSettings['proxy'];
+  readonly proxy?: ProxyChoice;
   readonly deadline: ProbeDeadline;
   readonly resources: Resources;
   readonly logger: ProbeLogger;
@@ -241,7 +277,7 @@ async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, fi
     if (exchanges.hops.length > 0 && !sameHost) {
       // A redirect to another host resolves it as any client would; the time counts as resolve.
       address = withZone(hopHost, zone);
-      if (isIP(hopHost) === 0 && !(http.skipResolvePhaseWithProxy && proxy)) {
+      if (isIP(hopHost) === 0 && !(http.skipResolvePhaseWithProxy && proxy?.configured)) {
         address = (await beforeDeadline(deadline, 'resolve', lookup(hopHost))).address;
       }
       timings.dnsDone = performance.now();
@@ -265,11 +301,11 @@ async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, fi
       tlsOptions: hop.tls ? await hopTlsOptions(journey, hop.serverName) : undefined,
       enableHttp2: http.enableHttp2,
       sourceAddress: http.sourceAddress,
-      proxy,
+      proxy: proxy?.forUrl(url),
     };
     const response = await exchange(hop, { method: request.method, headers, body: request.body }, settings, deadline, timings, resources);
     result.response = response;
-    logger.info('Received HTTP response', { status_code: response.status });
+    logger.debug('Received HTTP response', { status_code: response.status });
     for (const setCookie of headerValues(response, 'set-cookie')) {
       const [pair] = setCookie.split(';');
       const split = pair.indexOf('=');
@@ -280,10 +316,10 @@ async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, fi
       exchanges.final = response;
       return;
     }
-    logger.info('Received redirect', { location });
+    logger.debug('Received redirect', { location });
     exchanges.redirects = exchanges.hops.length;
     if (exchanges.redirects > MAX_REDIRECTS || !http.followRedirects) {
-      logger.info('Not following redirect');
+      logger.debug('Not following redirect');
       exchanges.final = response;
       exchanges.requestErrored = true;
       return;
@@ -313,14 +349,23 @@ interface Verdict {
 }
 
 /** Upstream's checks of the final response, in its order: status, headers, body (read to the end), HTTP version. */
-async function judge(final: IncomingResponse, requestErrored: boolean, http: HttpSettings, deadline: ProbeDeadline, resources: Resources, logger: ProbeLogger, regexGauge: Gauge): Promise<Verdict> {
+async function judge(
+  final: IncomingResponse,
+  requestErrored: boolean,
+  http: HttpSettings,
+  deadline: ProbeDeadline,
+  resources: Resources,
+  logger: ProbeLogger,
+  regexGauge: Gauge,
+  celGauge: Gauge | undefined,
+): Promise<Verdict> {
   let success: boolean;
   if (http.validStatusCodes.length > 0) {
     success = http.validStatusCodes.includes(final.status);
-    if (!success) logger.info('Invalid HTTP response status code', { status_code: final.status, valid_status_codes: http.validStatusCodes });
+    if (!success) logger.debug('Invalid HTTP response status code', { status_code: final.status, valid_status_codes: http.validStatusCodes });
   } else {
     success = final.status >= 200 && final.status < 300;
-    if (!success) logger.info('Invalid HTTP response status code, wanted 2xx', { status_code: final.status });
+    if (!success) logger.debug('Invalid HTTP response status code, wanted 2xx', { status_code: final.status });
   }
   if (success && (http.failIfHeaderMatches.length > 0 || http.failIfHeaderNotMatches.length > 0)) {
     success = headersPass(final, http, logger);
@@ -331,16 +376,23 @@ async function judge(final: IncomingResponse, requestErrored: boolean, http: Htt
   let bodyRead = false;
   if (!requestErrored) {
     try {
-      const body = await readBody(final, http, success && bodyRegexps, deadline, resources);
+      const body = await readBody(final, http, success && (bodyRegexps || celGauge !== undefined), deadline, resources);
       bodyLength = body.length;
       bodyRead = true;
       if (success && bodyRegexps) {
         success = bodyPasses(body.text, http, logger);
         regexGauge.set(success ? 0 : 1);
       }
+      // Upstream hands the CEL check what the regexps left of the body (nothing, when they read it all);
+      // here it gets the whole body, so that a module with both checks can pass.
+      if (success && celGauge) {
+        success = bodyJsonPasses(body.text, http, logger);
+        celGauge.set(success ? 0 : 1);
+      }
     } catch (error) {
-      logger.info('Failed to read HTTP response body', { err: error as Error });
+      logger.debug('Failed to read HTTP response body', { err: error as Error });
       if (success && bodyRegexps) regexGauge.set(1);
+      else if (success && celGauge) celGauge.set(1);
       success = false;
     }
   }

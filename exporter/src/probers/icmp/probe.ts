@@ -96,7 +96,7 @@ export const probeIcmp: Prober<'icmp'> = async (deadline, target, module, regist
 
   let opened: OpenedSocket;
   try {
-    logger.info('Creating socket', { family: `ip${family}` });
+    logger.debug('Creating socket', { family: `ip${family}` });
     opened = openEchoSocket(family, settings, onMessage, logger);
   } catch (error) {
     logger.error('Error listening to socket', { err: (error as Error).message });
@@ -107,7 +107,7 @@ export const probeIcmp: Prober<'icmp'> = async (deadline, target, module, regist
     if (!opened.raw) identifier = opened.socket.localPort();
     const request = echoRequest(family, identifier, sequence, payload);
     durations.set({ phase: 'setup' }, (performance.now() - setupStarted) / 1000);
-    logger.info('Writing out packet', { seq: sequence, id: identifier, raw: opened.raw });
+    logger.debug('Writing out packet', { seq: sequence, id: identifier, raw: opened.raw });
     const rttStarted = performance.now();
     const replied = waitForReply(deadline, (resolve) => {
       reply = resolve;
@@ -129,7 +129,7 @@ export const probeIcmp: Prober<'icmp'> = async (deadline, target, module, regist
       const hopLimitGauge = gauge(registry, PROBE_ICMP_REPLY_HOP_LIMIT);
       hopLimitGauge.set(hopLimit);
     }
-    logger.info('Found matching reply packet', { seq: sequence });
+    logger.debug('Found matching reply packet', { seq: sequence });
     return true;
   } finally {
     opened.socket.close();

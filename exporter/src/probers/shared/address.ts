@@ -76,7 +76,7 @@ export async function resolveTargetAddress(host: string, ip: IpPreference, deadl
   const preferred = ip.preferred;
   const other: IpFamily = preferred === 4 ? 6 : 4;
   const name = unbracket(host);
-  logger.info('Resolving target address', { target: name, ip_protocol: `ip${preferred}` });
+  logger.debug('Resolving target address', { target: name, ip_protocol: `ip${preferred}` });
   const started = performance.now();
   const elapsed = (): number => (performance.now() - started) / 1000;
 
@@ -91,7 +91,7 @@ export async function resolveTargetAddress(host: string, ip: IpPreference, deadl
     lookupGauge.set(lookupSeconds);
     protocolGauge.set(family);
     hashGauge.set(ipAddressHash(chosen.address));
-    logger.info('Resolved target address', { target: name, ip: chosen.address });
+    logger.debug('Resolved target address', { target: name, ip: chosen.address });
     return { address: chosen.address, family, lookupSeconds };
   } catch (error) {
     lookupGauge.set(elapsed());

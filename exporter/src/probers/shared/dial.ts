@@ -1,5 +1,5 @@
 /**
- * The one dialer of the probers: a TCP connection from an optional source address, and TLS over a
+ * The one dialer of the probers: a TCP connection from an optional source address, a unix socket connection, and TLS over a
  * connection (at once, after a proxy's CONNECT, at a STARTTLS step), each within the probe's deadline.
  * Every socket it opens is owned by the probe's resources from the moment it exists (an error listener at
  * once, destroyed when the probe ends, whatever happened).
@@ -34,6 +34,13 @@ function settled(socket: Socket, event: 'connect' | 'secureConnect'): Promise<vo
  */
 export async function connectTcp(deadline: ProbeDeadline, endpoint: Endpoint, resources: Resources): Promise<Socket> {
   const socket = resources.own(connectNet({ host: endpoint.address, port: endpoint.port, family: endpoint.family, localAddress: endpoint.source, noDelay: true }));
+  await beforeDeadline(deadline, 'connect', settled(socket, 'connect'));
+  return socket;
+}
+
+/** Opens a stream connection to the unix socket at `path` (the unix prober's target). */
+export async function connectUnix(deadline: ProbeDeadline, path: string, resources: Resources): Promise<Socket> {
+  const socket = resources.own(connectNet({ path }));
   await beforeDeadline(deadline, 'connect', settled(socket, 'connect'));
   return socket;
 }

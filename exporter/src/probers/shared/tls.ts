@@ -141,6 +141,16 @@ export function tlsConnectionState(socket: TLSSocket): TlsConnectionState {
 }
 
 /**
+ * The serial number as upstream (since 0.26) writes it: the number's big-endian bytes in lower-case hex,
+ * without the sign byte DER may add, each byte two digits (so a leading zero nibble stays).
+ */
+export function serialNumberLabel(serialHex: string): string {
+  const digits = BigInt(`0x${serialHex}`).toString(16);
+  if (digits === '0') return '';
+  return digits.length % 2 === 1 ? `0${digits}` : digits;
+}
+
+/**
  * Registers and sets the TLS metrics of a connection: probe_ssl_earliest_cert_expiry,
  * probe_ssl_last_chain_info, probe_tls_version_info, and (as `optional` says, by default both)
  * probe_ssl_last_chain_expiry_timestamp_seconds and probe_tls_cipher_info. `verified` says whether the
@@ -153,7 +163,7 @@ export function recordTlsMetrics(state: TlsConnectionState, registry: Registry, 
   const info = new Gauge({
     name: PROBE_SSL_LAST_CHAIN_INFO.name,
     help: PROBE_SSL_LAST_CHAIN_INFO.help,
-    labelNames: ['fingerprint_sha256', 'subject', 'issuer', 'subjectalternative'],
+    labelNames: ['fingerprint_sha256', 'subject', 'issuer', 'subjectalternative', 'serialnumber'],
     registers: [registry],
   });
   const cipher = optional.cipher ? gauge(registry, PROBE_TLS_CIPHER_INFO, ['cipher']) : undefined;
@@ -173,6 +183,7 @@ export function recordTlsMetrics(state: TlsConnectionState, registry: Registry, 
         subject: distinguishedName(leaf.subject),
         issuer: distinguishedName(leaf.issuer),
         subjectalternative: dnsNames(leaf.subjectAltName),
+        serialnumber: serialNumberLabel(leaf.serialNumber),
       },
       1,
     );

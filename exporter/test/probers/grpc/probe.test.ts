@@ -59,6 +59,24 @@ describe('grpc prober', () => {
     expect(plain.services.slice(-3)).toEqual(['down', 'nope', 'up']);
   });
 
+  it('sends metadata with the check, as upstream 0.28 does', async () => {
+    const refused = await probe(`127.0.0.1:${plain.port}`, { service: 'secured' });
+    expect(refused.success).toBe(false);
+    expect(metricValue(refused.samples, 'probe_grpc_status_code')).toBe(16);
+    const run = await probe(`127.0.0.1:${plain.port}`, {
+      service: 'secured',
+      metadata: { Authorization: ['Bearer probe-token'], 'x-tenant': ['a', 'b'], 'trace-bin': ['\u0001\u0002'], 'user-agent': ['ignored, as grpc-go ignores it'] },
+    });
+    expect(run.success).toBe(true);
+    const sent = plain.metadata.at(-1)!;
+    expect(sent.authorization).toEqual(['Bearer probe-token']);
+    // Two values of one key arrive as one list, as a server reads a repeated header.
+    expect(sent['x-tenant']).toEqual(['a, b']);
+    // A -bin key travels base64-encoded; the server decodes it back to the bytes.
+    expect(sent['trace-bin']).toEqual([Buffer.from([1, 2])]);
+    expect(String(sent['user-agent'])).not.toContain('ignored');
+  });
+
   it('uses TLS with tls and tls_config, and reports the certificate', async () => {
     const target = `localhost:${secure.port}`;
     const run = await probe(target, { tls: true, tls_config: { ca_file: fixtures.caFile } });

@@ -191,7 +191,8 @@ describe('http prober over HTTP/1.1', () => {
     for (const phase of ['resolve', 'connect', 'tls', 'processing', 'transfer']) expect(value(samples, 'probe_http_duration_seconds', { phase })).toBeGreaterThanOrEqual(0);
     expect(value(samples, 'probe_http_duration_seconds', { phase: 'connect' })).toBeGreaterThan(0);
     expect(samples.some((sample) => sample.name.startsWith('probe_ssl_'))).toBe(false);
-    expect(seen[0].headers['user-agent']).toMatch(/^Blackbox Exporter\//);
+    // One product token, as upstream 0.28's Blackbox-Exporter/<version>.
+    expect(seen[0].headers['user-agent']).toMatch(/^Probekit-Exporter\/\d+\.\d+\.\d+$/);
   });
 
   it('adds http:// to a bare host:port target', async () => {

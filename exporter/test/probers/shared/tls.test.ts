@@ -1,13 +1,14 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { connect, createServer, type Server, type TLSSocket } from 'node:tls';
+import { execFileSync } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { compileTlsConfig, tlsConfigSchema, type TlsConfig } from '../../../src/probers/shared/tls-config';
-import { recordTlsMetrics, tlsConnectionOptions, tlsConnectionState, UNVERIFIED_CHAIN_EXPIRY } from '../../../src/probers/shared/tls';
-import { makeTlsFixtures, type TlsFixtures } from '../../../loopback/tls-fixtures';
+import { recordTlsMetrics, serialNumberLabel, tlsConnectionOptions, tlsConnectionState, UNVERIFIED_CHAIN_EXPIRY } from '../../../src/probers/shared/tls';
+import { makeTlsFixtures, OPENSSL, type TlsFixtures } from '../../../loopback/tls-fixtures';
 import { metricValue, parseMetrics } from '../../../loopback/metrics-text';
 
 let pki: TlsFixtures;
@@ -99,6 +100,15 @@ describe('TLS options from tls_config', () => {
   });
 });
 
+/** The certificate's serial as openssl prints it (`serial=00AB...`), lower-cased without leading zero bytes. */
+function opensslSerial(file: string): string {
+  const printed = execFileSync(OPENSSL, ['x509', '-in', file, '-noout', '-serial'], { encoding: 'utf8' }).trim();
+  return printed
+    .replace(/^serial=/, '')
+    .toLowerCase()
+    .replace(/^(00)+/, '');
+}
+
 describe('TLS metrics', () => {
   it('records expiries, leaf information, version and cipher, from the session as the handshake left it', async () => {
     const socket = await handshake({ ca_file: pki.caFile });
@@ -122,7 +132,16 @@ describe('TLS metrics', () => {
       subject: 'CN=localhost,O=probekit tests',
       issuer: 'CN=probekit test CA,O=probekit tests',
       subjectalternative: 'localhost',
+      // As openssl prints it, in lower case and without the sign byte: Go's %x of the number's bytes.
+      serialnumber: opensslSerial(pki.serverCertFile),
     });
+  });
+
+  it('writes serial numbers as Go formats their bytes', () => {
+    expect(serialNumberLabel('00FF01')).toBe('ff01');
+    expect(serialNumberLabel('ABC')).toBe('0abc');
+    expect(serialNumberLabel('0A1B')).toBe('0a1b');
+    expect(serialNumberLabel('00')).toBe('');
   });
 
   describe('with a CA that expires before the server certificate', () => {

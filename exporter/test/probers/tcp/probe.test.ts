@@ -43,8 +43,11 @@ describe('tcp prober', () => {
     const run = await probe(plain);
     expect(run.success).toBe(true);
     expect(metricValue(run.samples, 'probe_ip_protocol')).toBe(4);
-    expect(metricNames(run.samples)).toEqual(['probe_dns_lookup_time_seconds', 'probe_failed_due_to_regex', 'probe_ip_addr_hash', 'probe_ip_protocol']);
-    expect((await runModule({ prober: 'tcp' }, '127.0.0.1:1')).success).toBe(false);
+    // As upstream 0.28: both query_response gauges once connected, neither when the connection fails.
+    expect(metricNames(run.samples)).toEqual(['probe_dns_lookup_time_seconds', 'probe_failed_due_to_bytes', 'probe_failed_due_to_regex', 'probe_ip_addr_hash', 'probe_ip_protocol']);
+    const refused = await runModule({ prober: 'tcp' }, '127.0.0.1:1');
+    expect(refused.success).toBe(false);
+    expect(metricNames(refused.samples)).toEqual(['probe_dns_lookup_time_seconds', 'probe_ip_addr_hash', 'probe_ip_protocol']);
     expect((await runModule({ prober: 'tcp' }, '127.0.0.1')).success).toBe(false);
   });
 

@@ -1,0 +1,106 @@
+/**
+ * The query_response dialogue of the tcp and unix probers, as upstream's query_response.go: over a
+ * connection, wait for a line matching `expect`, compare `expect_bytes`, write `send` (captures of `expect`
+ * expanded into it), upgrade with `starttls`; recording probe_failed_due_to_regex, probe_failed_due_to_bytes
+ * and probe_expect_info.
+ */
+import type { Socket } from 'node:net';
+import { Gauge, type Registry } from 'prom-client';
+import { expandGoTemplate, type GoMatch } from '../../config/regexp';
+import { PROBE_EXPECT_INFO, PROBE_FAILED_DUE_TO_BYTES, PROBE_FAILED_DUE_TO_REGEX, gauge } from '../../metrics';
+import type { ProbeLogger } from '../types';
+import type { QueryStep } from './query-response';
+import { StreamReader } from './stream-reader';
+
+/** Writes `line` and a newline, as upstream's Fprintf("%s\n"). */
+function write(socket: Socket, line: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => socket.write(Buffer.concat([line, Buffer.from('\n')]), (error) => (error ? reject(error) : resolve())));
+}
+
+/** Text as UTF-8; `!!binary` bytes as they are. */
+function bytesOf(value: string | Buffer | undefined): Buffer {
+  return typeof value === 'string' ? Buffer.from(value, 'utf8') : (value ?? Buffer.alloc(0));
+}
+
+/**
+ * `send` with `expect`'s captures expanded. Bytes are expanded as Latin-1 text, which maps each byte to
+ * one character and back, so the bytes around a `${1}` stay exactly as they were.
+ */
+function expandSend(send: string | Buffer, match: GoMatch): Buffer {
+  if (typeof send === 'string') return Buffer.from(expandGoTemplate(send, match), 'utf8');
+  return Buffer.from(expandGoTemplate(send.toString('latin1'), match), 'latin1');
+}
+
+/** Label names of probe_expect_info are the module's; one gauge serves every step that names the same ones. */
+function expectInfo(registry: Registry, labels: NonNullable<QueryStep['labels']>, match: GoMatch): void {
+  const names = labels.map((label) => label.name);
+  let metric = registry.getSingleMetric(PROBE_EXPECT_INFO.name) as Gauge | undefined;
+  metric ??= new Gauge({ name: PROBE_EXPECT_INFO.name, help: PROBE_EXPECT_INFO.help, labelNames: names, registers: [registry] });
+  metric.set(Object.fromEntries(labels.map((label) => [label.name, expandGoTemplate(label.value, match)])), 1);
+}
+
+/** What the walk needs from its prober. */
+export interface Dialogue {
+  readonly registry: Registry;
+  readonly logger: ProbeLogger;
+  /** Upgrades `socket` to TLS for a `starttls` step (the prober knows its tls_config and server name). */
+  startTls(socket: Socket): Promise<Socket>;
+}
+
+/**
+ * Walks `steps` over `socket`; resolves to whether every step passed. It does not watch the deadline: the
+ * prober runs it under beforeDeadline and destroys the sockets it owns when the probe ends.
+ */
+export async function runQueryResponses(socket: Socket, steps: readonly QueryStep[], dialogue: Dialogue): Promise<boolean> {
+  const { registry, logger } = dialogue;
+  const failedDueToRegex = gauge(registry, PROBE_FAILED_DUE_TO_REGEX);
+  const failedDueToBytes = gauge(registry, PROBE_FAILED_DUE_TO_BYTES);
+  let reader = new StreamReader(socket);
+  for (const [index, step] of steps.entries()) {
+    logger.debug('Processing query response entry', { entry_number: index });
+    let send = bytesOf(step.send);
+    if (step.expect !== undefined) {
+      const pattern = step.expect.regexp;
+      let match: GoMatch | null = null;
+      let line: string | undefined;
+      while (match === null && (line = await reader.line()) !== undefined) {
+        logger.debug('Read line', { line });
+        match = pattern.exec(line);
+      }
+      if (match === null) {
+        failedDueToRegex.set(1);
+        logger.error('Regexp did not match', { regexp: step.expect.source, line: line ?? '' });
+        return false;
+      }
+      logger.debug('Regexp matched', { regexp: step.expect.source, line: line ?? '' });
+      failedDueToRegex.set(0);
+      if (step.send !== undefined) send = expandSend(step.send, match);
+      if (step.labels) expectInfo(registry, step.labels, match);
+    }
+    if (step.expectBytes) {
+      const expected = step.expectBytes;
+      const received = await reader.bytes(expected.length);
+      if (received.length < expected.length) {
+        logger.error('Read less data than expected', { expected: expected.toString('hex'), bytes: received.toString('hex') });
+        return false;
+      }
+      if (!received.equals(expected)) {
+        failedDueToBytes.set(1);
+        logger.error('Bytes did not match', { expected: expected.toString('hex'), bytes: received.toString('hex') });
+        return false;
+      }
+      failedDueToBytes.set(0);
+    }
+    if (send.length > 0) {
+      logger.debug('Sending line', { line: send.toString('utf8') });
+      await write(socket, send);
+    }
+    if (step.startTls) {
+      reader.detach();
+      socket = await dialogue.startTls(socket);
+      reader = new StreamReader(socket);
+      logger.debug('TLS Handshake (client) succeeded.');
+    }
+  }
+  return true;
+}
