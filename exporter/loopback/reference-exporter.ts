@@ -53,14 +53,18 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
+/** Whether the exporter at `baseUrl` answers /-/healthy with 200 (over plain HTTP unless told how to ask). */
+export type HealthCheck = (baseUrl: string) => Promise<boolean>;
+
+const plainHealthCheck: HealthCheck = async (baseUrl) => (await fetch(`${baseUrl}/-/healthy`)).ok;
+
 /** Resolves once the exporter at `baseUrl` answers /-/healthy; throws when its process exits first or 20 s pass. */
-export async function waitHealthy(baseUrl: string, child: ChildProcess, log: () => string): Promise<void> {
+export async function waitHealthy(baseUrl: string, child: ChildProcess, log: () => string, healthy: HealthCheck = plainHealthCheck): Promise<void> {
   const until = Date.now() + 20_000;
   while (Date.now() < until) {
     if (child.exitCode !== null) throw new Error(`exporter exited with ${child.exitCode}: ${log()}`);
     try {
-      const response = await fetch(`${baseUrl}/-/healthy`);
-      if (response.ok) return;
+      if (await healthy(baseUrl)) return;
     } catch {
       // not listening yet
     }
@@ -74,6 +78,9 @@ export interface StartOptions {
   readonly flags?: readonly string[];
   /** How to run ours instead of from source (for example the built bundle: [node, bundle path]). */
   readonly command?: readonly string[];
+  /** Serves HTTPS (a --web.config.file with TLS): the base URL says https, and `healthy` says how to ask. */
+  readonly https?: boolean;
+  readonly healthy?: HealthCheck;
 }
 
 /** Starts one exporter with `configYaml` written to a temporary file. */
@@ -93,7 +100,7 @@ export async function startExporter(name: RunningExporter['name'], configYaml: s
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
   });
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const baseUrl = `${options.https ? 'https' : 'http'}://127.0.0.1:${port}`;
   const log = (): string => stderr;
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -103,7 +110,7 @@ export async function startExporter(name: RunningExporter['name'], configYaml: s
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitHealthy(baseUrl, child, log);
+    await waitHealthy(baseUrl, child, log, options.healthy);
   } catch (error) {
     await stop();
     throw error;

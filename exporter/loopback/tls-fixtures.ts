@@ -37,6 +37,8 @@ export interface TlsFixtures extends TlsPem {
 export interface TlsFixtureOptions {
   /** Names for the server certificate's subjectAltName. */
   readonly serverNames?: readonly string[];
+  /** Names for the client certificate's subjectAltName (none by default). */
+  readonly clientNames?: readonly string[];
   /** Days each certificate is valid (defaults: CA 3650, server 90). */
   readonly caDays?: number;
   readonly serverDays?: number;
@@ -58,13 +60,13 @@ function issue(dir: string, name: string, subject: string, extensions: string, d
 
 /** Makes the CA and certificates, as files in a temporary directory that cleanup() removes. */
 export function makeTlsFixtures(options: TlsFixtureOptions = {}): TlsFixtures {
-  const { serverNames = ['DNS:localhost', 'IP:127.0.0.1', 'IP:::1'], caDays = 3650, serverDays = 90, caName = 'probekit test CA' } = options;
+  const { serverNames = ['DNS:localhost', 'IP:127.0.0.1', 'IP:::1'], clientNames = [], caDays = 3650, serverDays = 90, caName = 'probekit test CA' } = options;
   const dir = mkdtempSync(join(tmpdir(), 'probekit-tls-'));
   // The CA's extensions are spelled out rather than left to the distribution's openssl.cnf.
   const caExtensions = ['-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'];
   openssl(dir, 'req', '-x509', ...KEY_ARGS, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', String(caDays), '-subj', `/O=probekit tests/CN=${caName}`, ...caExtensions);
   issue(dir, 'server', '/O=probekit tests/CN=localhost', `subjectAltName=${serverNames.join(',')}\nextendedKeyUsage=serverAuth\n`, serverDays);
-  issue(dir, 'client', '/CN=probekit test client', 'extendedKeyUsage=clientAuth\n', 90);
+  issue(dir, 'client', '/CN=probekit test client', `extendedKeyUsage=clientAuth\n${clientNames.length > 0 ? `subjectAltName=${clientNames.join(',')}\n` : ''}`, 90);
   const file = (name: string): string => join(dir, name);
   const notAfter = (name: string): number => Math.floor(Date.parse(openssl(dir, 'x509', '-in', name, '-noout', '-enddate').trim().replace('notAfter=', '')) / 1000);
   return {

@@ -9,6 +9,7 @@ import { DEFAULT_CONFIG_FILE, EXPORTER_PORT } from './contract/endpoints';
 import { LOG_FORMATS, LOG_LEVELS, Logger, type LogFormat, type LogLevel } from './log';
 import { warnWhenIcmpAddonMissing } from './probers/icmp/socket';
 import { Exporter } from './server/exporter-server';
+import { loadWebConfig } from './server/web-config';
 import { externalUrl, routePrefixOf, systemdListenFd } from './server/web-flags';
 import { DEFAULT_TIMEOUT_OFFSET_SECONDS } from './server/probe-handler';
 import { EXPORTER_VERSION } from './version';
@@ -33,6 +34,8 @@ interface Flags {
   /** Milliseconds that in-flight requests get to finish after SIGTERM or SIGINT. */
   shutdownTimeoutMs: number;
   version: boolean;
+  /** TLS, basic auth and headers of the exporter's endpoints (./server/web-config.ts). */
+  webConfigFile?: string;
 }
 
 /**
@@ -56,6 +59,7 @@ const USAGE = `usage: probekit-exporter [flags]
   --config.auto-reload-interval=SECONDS  how often auto-reload reads the file (default 30)
   --history.limit=N            probes kept for the status page (default 100)
   --web.shutdown-timeout=DUR   on SIGTERM, how long probes in flight may run on (default ${DEFAULT_SHUTDOWN_TIMEOUT})
+  --web.config.file=FILE       TLS, basic auth and headers, in the exporter-toolkit format (default: none)
   --version                    print the version and exit`;
 
 class UsageError extends Error {}
@@ -159,6 +163,9 @@ export function parseFlags(argv: readonly string[]): Flags {
         flags.shutdownTimeoutMs = milliseconds;
         break;
       }
+      case 'web.config.file':
+        flags.webConfigFile = value() || undefined;
+        break;
       case 'version':
         flags.version = true;
         break;
@@ -199,6 +206,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (flags.configCheck) {
     try {
       const config = await loadConfigFile(flags.configFile);
+      if (flags.webConfigFile !== undefined) await loadWebConfig(flags.webConfigFile);
       for (const note of config.notes) process.stderr.write(`${flags.configFile}: note: ${note}\n`);
       process.stdout.write(`${flags.configFile}: config file is ok\n`);
       return 0;
@@ -225,6 +233,7 @@ async function main(argv: readonly string[]): Promise<number> {
     log,
     routePrefix: routePrefixOf(flags.routePrefix, external),
     externalUrl: external.href,
+    webConfigFile: flags.webConfigFile,
   });
   try {
     await exporter.reload();

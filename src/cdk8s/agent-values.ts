@@ -5,7 +5,8 @@
 import { Chart } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
 import { stringify } from 'yaml';
-import { DEFAULTS, type ScrapeJob } from '../model';
+import { DEFAULTS, type ExporterTls, type ScrapeJob } from '../model';
+import { agentScrapeTls, exporterHost } from '../render/exporter-tls';
 import { agentValuesFor, type AgentChartValues } from '../render/agent-values';
 import { renderExporterScrapeJob, renderScrapeJob, type ScrapeConfig } from '../render/scrape-job';
 
@@ -22,6 +23,8 @@ export interface AgentValuesProps {
   readonly jobs?: readonly ScrapeJob[];
   /** Whether a job scrapes the exporter's own metrics (`/metrics`), which the config-reload alert reads. @default true */
   readonly scrapeExporter?: boolean;
+  /** The exporter serves https: the jobs use it, trusting its CA and checking `exporterAddress`'s host name. @default - http */
+  readonly exporterTls?: ExporterTls;
 }
 
 export class AgentValues extends Construct {
@@ -42,11 +45,16 @@ export class AgentValues extends Construct {
   }
 
   addScrapeJob(job: ScrapeJob): void {
-    this.scrapeConfigs.push(renderScrapeJob(job, this.props.exporterAddress));
+    this.scrapeConfigs.push(this.overTls(renderScrapeJob(job, this.props.exporterAddress)));
+  }
+
+  private overTls<T extends ScrapeConfig>(config: T): T {
+    const tls = this.props.exporterTls;
+    return tls ? { ...config, ...agentScrapeTls(tls, exporterHost(this.props.exporterAddress)) } : config;
   }
 
   get values(): AgentChartValues {
-    const exporterJob = this.props.scrapeExporter === false ? [] : [renderExporterScrapeJob(this.props.exporterAddress)];
+    const exporterJob = this.props.scrapeExporter === false ? [] : [this.overTls(renderExporterScrapeJob(this.props.exporterAddress))];
     return agentValuesFor(
       {
         chartKey: this.props.chartKey ?? DEFAULTS.agent.chartKey,

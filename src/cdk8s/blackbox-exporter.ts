@@ -9,8 +9,11 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { stringify } from 'yaml';
 import { DEFAULT_CONFIG_FILE, EXPORTER_PORT, exporterArgs, HEALTH_PATH } from '@probekit/exporter';
-import { DEFAULTS, requireEnvSecret, type Environment, type Resources, type SpecModule } from '../model';
-import { CLUSTER_CONFIG_DIR, CLUSTER_SECRETS_DIR, existingSecretDir, renderExporterConfig, type SecretHeaderFile } from '../render/exporter-config';
+import { clusterSecretOf, DEFAULTS, requireEnvSecret, type Environment, type ExporterTls, type NetworkPolicySettings, type Resources, type SpecModule } from '../model';
+import { CLUSTER_CONFIG_DIR, CLUSTER_SECRETS_DIR, existingSecretDir, renderExporterConfig, type SecretFile } from '../render/exporter-config';
+import { renderExternalSecret } from '../render/external-secret';
+import { renderNetworkPolicy, renderPodDisruptionBudget } from '../render/exporter-policies';
+import { CLUSTER_TLS_DIR, renderWebConfig, WEB_CONFIG_FILE } from '../render/exporter-tls';
 import { exporterLabels, exporterSelectorLabels } from '../render/labels';
 import { exporterServiceAddress } from '../render/scrape-job';
 import { EXPORTER_SERVICE_PORT_NAME } from '../render/operator-objects';
@@ -31,6 +34,15 @@ export interface BlackboxExporterProps {
    * @default - no variables: a `fromEnv` header reference fails synth
    */
   readonly env?: Environment;
+  /**
+   * A NetworkPolicy admitting only the agent's pods to 9115, and with `egress`, limiting what the exporter reaches.
+   * @default - none: every pod that can reach the Service can make the exporter probe anything
+   */
+  readonly networkPolicy?: NetworkPolicySettings;
+  /** A PodDisruptionBudget (at most one replica down) when replicas > 1. @default true */
+  readonly podDisruptionBudget?: boolean;
+  /** Serve https with the certificate of a `kubernetes.io/tls` Secret (e.g. cert-manager's). @default - plain http */
+  readonly tls?: ExporterTls;
 }
 
 /** Annotation on the pod template whose value changes with the config, so that a change rolls the pods. */
@@ -78,10 +90,10 @@ export class BlackboxExporter extends Construct {
       name: 'exporter',
       image: props.image ?? DEFAULTS.exporter.image,
       imagePullPolicy: kplus.ImagePullPolicy.IF_NOT_PRESENT,
-      args: exporterArgs({ configFile: `${CLUSTER_CONFIG_DIR}/${DEFAULT_CONFIG_FILE}` }),
+      args: exporterArgs({ configFile: `${CLUSTER_CONFIG_DIR}/${DEFAULT_CONFIG_FILE}`, webConfigFile: props.tls && `${CLUSTER_CONFIG_DIR}/${WEB_CONFIG_FILE}` }),
       ports: [{ number: EXPORTER_PORT, name: EXPORTER_SERVICE_PORT_NAME }],
-      liveness: kplus.Probe.fromHttpGet(HEALTH_PATH, { port: EXPORTER_PORT }),
-      readiness: kplus.Probe.fromHttpGet(HEALTH_PATH, { port: EXPORTER_PORT }),
+      liveness: healthProbe(props.tls),
+      readiness: healthProbe(props.tls),
       securityContext: {
         ensureNonRoot: true,
         user: RUN_AS,
@@ -97,6 +109,11 @@ export class BlackboxExporter extends Construct {
       DEFAULT_CONFIG_FILE,
       lazyString(() => this.configText()),
     );
+    if (props.tls) {
+      this.configMap.addData(WEB_CONFIG_FILE, renderWebConfig(props.tls));
+      const tlsSecret = kplus.Secret.fromSecretName(this, 'tls', props.tls.secretName);
+      this.container.mount(CLUSTER_TLS_DIR, kplus.Volume.fromSecret(this, 'tls-volume', tlsSecret), { readOnly: true });
+    }
     this.deployment.podMetadata.addAnnotation(
       CONFIG_CHECKSUM_ANNOTATION,
       lazyString(() => createHash('sha256').update(this.configText()).digest('hex')),
@@ -112,6 +129,12 @@ export class BlackboxExporter extends Construct {
       ports: [{ port: EXPORTER_PORT, targetPort: EXPORTER_PORT, name: EXPORTER_SERVICE_PORT_NAME }],
     });
     Object.entries(selector).forEach(([key, value]) => this.service.selectLabel(key, value));
+
+    // Plain objects from the pure renderers, as the rest of probekit's non-workload objects.
+    if (props.networkPolicy) new ApiObject(this, 'network-policy', renderNetworkPolicy(serviceName, props.networkPolicy) as unknown as ConstructorParameters<typeof ApiObject>[2]);
+    if ((props.replicas ?? DEFAULTS.exporter.replicas) > 1 && (props.podDisruptionBudget ?? DEFAULTS.exporter.podDisruptionBudget)) {
+      new ApiObject(this, 'disruption-budget', renderPodDisruptionBudget(serviceName) as unknown as ConstructorParameters<typeof ApiObject>[2]);
+    }
 
     this.render();
   }
@@ -138,16 +161,18 @@ export class BlackboxExporter extends Construct {
     if (!this.netRawGranted && Object.values(this.modules).some((module) => module.prober === 'icmp')) this.grantIcmp();
   }
 
-  private provideSecretFile(file: SecretHeaderFile): void {
-    if ('existingSecret' in file.ref) {
-      const { name } = file.ref.existingSecret;
+  private provideSecretFile(file: SecretFile): void {
+    if (!('fromEnv' in file.ref)) {
+      const { name } = clusterSecretOf(file.ref)!;
       if (this.mountedExistingSecrets.has(name)) return;
       this.mountedExistingSecrets.add(name);
+      if ('externalSecret' in file.ref)
+        new ApiObject(this, `external-${name}`, renderExternalSecret(file.ref.externalSecret, exporterLabels(this.serviceName)) as unknown as ConstructorParameters<typeof ApiObject>[2]);
       const secret = kplus.Secret.fromSecretName(this, `existing-${name}`, name);
       this.container.mount(existingSecretDir(name), kplus.Volume.fromSecret(this, `existing-${name}-volume`, secret), { readOnly: true });
       return;
     }
-    const value = requireEnvSecret(file.ref, this.env, ['modules', file.module, 'http', 'headers', file.header], 'synth');
+    const value = requireEnvSecret(file.ref, this.env, ['modules', file.module, ...file.field], 'synth');
     if (!this.headerSecret) {
       this.headerSecret = new kplus.Secret(this, 'headers', { metadata: { name: `${this.serviceName}-headers` } });
       this.container.mount(CLUSTER_SECRETS_DIR, kplus.Volume.fromSecret(this, 'headers-volume', this.headerSecret), { readOnly: true });
@@ -166,6 +191,15 @@ export class BlackboxExporter extends Construct {
       JsonPatch.add('/spec/template/spec/securityContext/sysctls', [{ name: 'net.ipv4.ping_group_range', value: `0 ${2 ** 31 - 1}` }]),
     );
   }
+}
+
+/**
+ * The kubelet's health check: GET /-/healthy, over https when the exporter serves it; a TCP connect when it
+ * requires client certificates, which the kubelet cannot present.
+ */
+function healthProbe(tls: ExporterTls | undefined): kplus.Probe {
+  if (tls?.agentSecretName !== undefined) return kplus.Probe.fromTcpSocket({ port: EXPORTER_PORT });
+  return kplus.Probe.fromHttpGet(HEALTH_PATH, { port: EXPORTER_PORT, ...(tls ? { scheme: kplus.ConnectionScheme.HTTPS } : {}) });
 }
 
 /** A string property computed at synth; cdk8s resolves Lazy values wherever they sit in an object. */

@@ -5,7 +5,8 @@
  */
 import { App, Chart, type AppProps } from 'cdk8s';
 import { Construct } from 'constructs';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
 import { join } from 'node:path';
 import type { Environment, Spec } from '../model';
 import { AgentValues } from './agent-values';
@@ -34,7 +35,13 @@ export class Probekit extends Construct {
     super(scope, id);
     const { spec, env } = props;
     this.exporter = new BlackboxExporter(this, 'exporter', { ...spec.exporter, modules: spec.modules, env });
-    this.agentValues = new AgentValues(this, 'agent', { ...spec.agent, exporterAddress: this.exporter.address, jobs: spec.agent.scrapeJobs ? spec.jobs : [], scrapeExporter: spec.agent.scrapeJobs });
+    this.agentValues = new AgentValues(this, 'agent', {
+      ...spec.agent,
+      exporterAddress: this.exporter.address,
+      jobs: spec.agent.scrapeJobs ? spec.jobs : [],
+      scrapeExporter: spec.agent.scrapeJobs,
+      exporterTls: spec.exporter.tls,
+    });
     if (spec.dashboard.enabled) {
       this.dashboard = new EndpointsDashboard(this, 'dashboard', {
         ...spec.dashboard,
@@ -53,6 +60,7 @@ export class Probekit extends Construct {
         namespace: spec.namespace,
         labels: spec.operator.labels,
         jobs: spec.jobs,
+        exporterTls: spec.exporter.tls,
       });
     }
     if (spec.searchEngine) {
@@ -76,6 +84,14 @@ export class ProbekitChart extends Chart {
   }
 }
 
+/** Whether a manifest file holds a Secret with values (data or stringData), rather than references to Secrets. */
+export function holdsSecretValues(text: string): boolean {
+  return parseAllDocuments(text).some((document) => {
+    const object = document.toJS() as { kind?: string; data?: object; stringData?: object } | null;
+    return object?.kind === 'Secret' && Object.keys({ ...object.data, ...object.stringData }).length > 0;
+  });
+}
+
 /**
  * An App that also writes, beside each chart's manifests, what is not a Kubernetes object: the agent values
  * (`<chart>.agent-values.yaml`), the dashboard (`<chart>.dashboard.json`) and the rule file (`<chart>.rules.yaml`).
@@ -85,11 +101,31 @@ export class ProbekitApp extends App {
     super(props);
   }
 
+  /**
+   * Every file is created readable by its owner only, and those without a secret value are opened up (0644)
+   * afterwards: a manifest holding a Secret's values stays 0600. Creating files open and closing them later
+   * would leave a moment in which the values are readable.
+   */
   override synth(): void {
-    super.synth();
-    mkdirSync(this.outdir, { recursive: true });
-    for (const values of AgentValues.all(this)) writeFileSync(join(this.outdir, values.fileName), values.toYaml());
-    for (const dashboard of EndpointsDashboard.all(this)) writeFileSync(join(this.outdir, dashboard.fileName), dashboard.toJson());
-    for (const alerts of ProbeAlerts.all(this)) writeFileSync(join(this.outdir, alerts.fileName), alerts.toYaml());
+    const umask = process.umask(0o077);
+    const written: string[] = [];
+    try {
+      super.synth();
+      mkdirSync(this.outdir, { recursive: true });
+      const write = (fileName: string, content: string): void => {
+        writeFileSync(join(this.outdir, fileName), content);
+        written.push(fileName);
+      };
+      for (const values of AgentValues.all(this)) write(values.fileName, values.toYaml());
+      for (const dashboard of EndpointsDashboard.all(this)) write(dashboard.fileName, dashboard.toJson());
+      for (const alerts of ProbeAlerts.all(this)) write(alerts.fileName, alerts.toYaml());
+    } finally {
+      process.umask(umask);
+    }
+    // cdk8s names each chart's file (`probekit.k8s.yaml`, or numbered when charts depend on each other).
+    const manifests = readdirSync(this.outdir)
+      .filter((name) => name.endsWith('.k8s.yaml'))
+      .map((name) => join(this.outdir, name));
+    for (const file of [...manifests, ...written.map((name) => join(this.outdir, name))]) chmodSync(file, holdsSecretValues(readFileSync(file, 'utf8')) ? 0o600 : 0o644);
   }
 }

@@ -5,7 +5,8 @@
  */
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import type { Job } from '../model';
+import type { ExporterTls, Job } from '../model';
+import { exporterHost, operatorScrapeTls } from '../render/exporter-tls';
 import { renderExporterServiceMonitor, renderProbe, type OperatorTarget } from '../render/operator-objects';
 
 export interface ProbesProps {
@@ -18,6 +19,8 @@ export interface ProbesProps {
   readonly labels?: Readonly<Record<string, string>>;
   /** @default - none; add with `addJob` */
   readonly jobs?: readonly Job[];
+  /** The exporter serves https: the Probes and the ServiceMonitor use it, with the Secrets by reference. @default - http */
+  readonly exporterTls?: ExporterTls;
 }
 
 export class Probes extends Construct {
@@ -31,13 +34,20 @@ export class Probes extends Construct {
   ) {
     super(scope, id);
     this.target = { namespace: props.namespace, labels: props.labels ?? {} };
-    this.serviceMonitor = new ApiObject(this, 'exporter-metrics', renderExporterServiceMonitor(props.serviceName, this.target));
+    const monitor = renderExporterServiceMonitor(props.serviceName, this.target);
+    const tls = props.exporterTls && operatorScrapeTls(props.exporterTls, exporterHost(props.exporterAddress));
+    this.serviceMonitor = new ApiObject(
+      this,
+      'exporter-metrics',
+      tls ? { ...monitor, spec: { ...monitor.spec, endpoints: monitor.spec.endpoints.map((endpoint) => ({ ...endpoint, scheme: 'https', tlsConfig: tls })) } } : monitor,
+    );
     props.jobs?.forEach((job) => this.addJob(job));
   }
 
   /** A Probe for one more job; its object name is the job's name made fit for Kubernetes. */
   addJob(job: Job): ApiObject {
     const probe = renderProbe(job, this.props.exporterAddress, this.target);
-    return new ApiObject(this, `probe-${probe.metadata.name}`, probe);
+    const tls = this.props.exporterTls && operatorScrapeTls(this.props.exporterTls, exporterHost(this.props.exporterAddress));
+    return new ApiObject(this, `probe-${probe.metadata.name}`, tls ? { ...probe, spec: { ...probe.spec, prober: { ...probe.spec.prober, scheme: 'https' }, tlsConfig: tls } } : probe);
   }
 }

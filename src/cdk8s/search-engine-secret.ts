@@ -5,7 +5,8 @@
 import { ApiObject, Chart } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { DEFAULTS, requireEnvSecret, type Environment, type SecretRef } from '../model';
+import { clusterSecretOf, DEFAULTS, requireEnvSecret, type Environment, type SecretRef } from '../model';
+import { renderExternalSecret } from '../render/external-secret';
 import { SEARCH_ENGINE_SECRET_KEYS, renderSearchEngineSecret } from '../render/search-engine-secret';
 
 export interface SearchEngineSecretProps {
@@ -27,9 +28,11 @@ export class SearchEngineSecret extends Construct {
 
   constructor(scope: Construct, id: string, props: SearchEngineSecretProps) {
     super(scope, id);
-    if ('existingSecret' in props.apiToken) {
-      this.secret = kplus.Secret.fromSecretName(this, 'existing', props.apiToken.existingSecret.name);
-      this.apiTokenKey = props.apiToken.existingSecret.key;
+    if (!('fromEnv' in props.apiToken)) {
+      const clusterSecret = clusterSecretOf(props.apiToken)!;
+      if ('externalSecret' in props.apiToken) new ApiObject(this, 'external', renderExternalSecret(props.apiToken.externalSecret) as unknown as ConstructorParameters<typeof ApiObject>[2]);
+      this.secret = kplus.Secret.fromSecretName(this, 'existing', clusterSecret.name);
+      this.apiTokenKey = clusterSecret.key;
       return;
     }
     const apiToken = requireEnvSecret(props.apiToken, props.env ?? {}, ['searchEngine', 'apiToken'], 'synth');

@@ -1,6 +1,8 @@
 /**
  * Where a secret value comes from. Secrets never sit in the spec itself: the spec names an environment
- * variable read at synth, or a Secret that already exists in the cluster.
+ * variable read at synth, a Secret that already exists in the cluster, or a value in an external store that
+ * the External Secrets Operator copies into a Secret (an ExternalSecret object is synthesized, the value
+ * never is).
  */
 import { z } from 'zod';
 import { ProblemsError, type FieldPath, type Problem } from '@probekit/exporter';
@@ -16,7 +18,28 @@ export type SecretRef =
   | {
       /** A Secret made elsewhere, in the same namespace; its key holds the whole value. */
       readonly existingSecret: { readonly name: string; readonly key: string };
+    }
+  | {
+      /** A value of an external store, which the External Secrets Operator copies into a Secret; it holds the whole value. */
+      readonly externalSecret: ExternalSecretSource;
     };
+
+/** An ExternalSecret: its name (and its Secret's), the store, and the value's place in the store. */
+export interface ExternalSecretSource {
+  /** Name of the ExternalSecret and of the Secret it makes, which holds the value under the key `value`. */
+  readonly name: string;
+  /** The SecretStore (or ClusterSecretStore) to read from. */
+  readonly store: string;
+  /** @default SecretStore */
+  readonly storeKind?: 'SecretStore' | 'ClusterSecretStore';
+  /** The value's key in the store. */
+  readonly key: string;
+  /** A property of that value (a field of a JSON value, a key of a Vault secret). @default - the whole value */
+  readonly property?: string;
+}
+
+/** The key under which the Secret an ExternalSecret makes holds the value. */
+export const EXTERNAL_SECRET_KEY = 'value';
 
 /**
  * One object with both forms' fields rather than a union of the two, so that a misspelt field is named as such
@@ -30,22 +53,40 @@ const secretRefFields = z.strictObject({
     .optional(),
   prefix: z.string().optional(),
   existingSecret: z.strictObject({ name: z.string().min(1), key: z.string().min(1) }).optional(),
+  externalSecret: z
+    .strictObject({
+      name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes name: lower-case letters, digits and -, starting and ending with a letter or digit'),
+      store: z.string().min(1),
+      storeKind: z.enum(['SecretStore', 'ClusterSecretStore']).optional(),
+      key: z.string().min(1),
+      property: z.string().min(1).optional(),
+    })
+    .optional(),
 });
 const fieldsRight = { when: (payload: { issues: readonly unknown[] }) => payload.issues.length === 0 };
 
 export const secretRefSchema = secretRefFields
-  .refine((ref) => (ref.fromEnv === undefined) !== (ref.existingSecret === undefined), {
+  .refine((ref) => [ref.fromEnv, ref.existingSecret, ref.externalSecret].filter((form) => form !== undefined).length === 1, {
     ...fieldsRight,
-    message: 'give one of fromEnv: VAR (an environment variable read at synth) or existingSecret: { name, key } (a Secret in the cluster)',
+    message:
+      'give one of fromEnv: VAR (an environment variable read at synth), existingSecret: { name, key } (a Secret in the cluster) or externalSecret: { name, store, key } (a value the External Secrets Operator copies into a Secret)',
   })
-  .refine((ref) => ref.existingSecret === undefined || ref.prefix === undefined, {
+  .refine((ref) => ref.fromEnv !== undefined || ref.prefix === undefined, {
     ...fieldsRight,
     path: ['prefix'],
-    message: 'applies to fromEnv only; an existing Secret holds the whole value',
+    message: 'applies to fromEnv only; a Secret holds the whole value',
   }) as unknown as z.ZodType<SecretRef, SecretRef>;
 
 export type EnvSecretRef = Extract<SecretRef, { fromEnv: string }>;
 export type ExistingSecretRef = Extract<SecretRef, { existingSecret: unknown }>;
+export type ExternalSecretRef = Extract<SecretRef, { externalSecret: unknown }>;
+
+/** The cluster Secret and key a reference reads from, or undefined for a `fromEnv` one (read at synth). */
+export function clusterSecretOf(ref: SecretRef): { readonly name: string; readonly key: string } | undefined {
+  if ('existingSecret' in ref) return ref.existingSecret;
+  if ('externalSecret' in ref) return { name: ref.externalSecret.name, key: EXTERNAL_SECRET_KEY };
+  return undefined;
+}
 
 export function isSecretRef(value: unknown): value is SecretRef {
   return secretRefSchema.safeParse(value).success;

@@ -2,6 +2,7 @@
  * The spec: one description of what to monitor. The same object is written as TypeScript or as YAML; the
  * field names are a contract that other tools read. Every default lives in DEFAULTS below.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { EXPORTER_IMAGE, EXPORTER_PORT, type ModuleInput } from '@probekit/exporter';
 import { secretRefSchema, type SecretRef } from './secret-ref';
@@ -13,6 +14,8 @@ export const DEFAULTS = {
     image: EXPORTER_IMAGE,
     replicas: 1,
     serviceName: 'blackbox-exporter',
+    /** Made only when replicas > 1. */
+    podDisruptionBudget: true,
     resources: {
       requests: { cpu: '50m', memory: '64Mi' },
       limits: { cpu: '500m', memory: '256Mi' },
@@ -73,7 +76,32 @@ const exporterSchema = z.strictObject({
     .regex(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a DNS-1035 label: lower case letters, digits and -, starting with a letter')
     .optional(),
   externalUrl: z.url({ protocol: /^https?$/, error: 'must be an http or https URL, for example http://localhost:9115' }).optional(),
+  networkPolicy: z
+    .strictObject({
+      agentPods: z.strictObject({
+        namespace: z.string().min(1).optional(),
+        labels: z
+          .record(z.string(), z.string())
+          .refine((labels) => Object.keys(labels).length > 0, { message: "must name at least one label of the agent's pods, for example app.kubernetes.io/name: alloy" }),
+      }),
+      egress: z.array(z.string().refine(isCidr, { message: 'must be a CIDR range such as 10.0.0.0/8 or 2001:db8::/32' })).optional(),
+    })
+    .optional(),
+  podDisruptionBudget: z.boolean().optional(),
+  tls: z
+    .strictObject({
+      secretName: z.string().min(1),
+      agentSecretName: z.string().min(1).optional(),
+    })
+    .optional(),
 });
+
+/** `10.0.0.0/8`, `2001:db8::/32`: an IP address and a prefix length its family allows. */
+function isCidr(text: string): boolean {
+  const match = /^([^/]+)\/(\d{1,3})$/.exec(text);
+  const family = match ? isIP(match[1]) : 0;
+  return family !== 0 && Number(match![2]) <= (family === 4 ? 32 : 128);
+}
 
 /** Each preset with its parameters; a module that names a preset is checked against its schema alone. */
 export const presetSchemas = {
@@ -89,12 +117,20 @@ export const presetSchemas = {
 const presetSchema = z.discriminatedUnion('preset', [presetSchemas.http_2xx, presetSchemas.http_2xx_with_header, presetSchemas.http_post_2xx]);
 export type PresetModule = z.infer<typeof presetSchema>;
 
+type ExporterHttp = NonNullable<ModuleInput['http']>;
+
 /**
- * A module as the spec holds it: blackbox_exporter's module format, except that a header value may be a
- * secret reference. Checked against the exporter's own schema in validate.ts.
+ * A module as the spec holds it: blackbox_exporter's module format, except that a header value, the bearer
+ * token, the authorization's credentials and the basic-auth password may be secret references
+ * (./secret-fields.ts). Checked against the exporter's own schema in validate.ts.
  */
 export type SpecModule = Omit<ModuleInput, 'http'> & {
-  http?: Omit<NonNullable<ModuleInput['http']>, 'headers'> & { headers?: Record<string, string | SecretRef> };
+  http?: Omit<ExporterHttp, 'headers' | 'bearer_token' | 'authorization' | 'basic_auth'> & {
+    headers?: Record<string, string | SecretRef>;
+    bearer_token?: string | SecretRef;
+    authorization?: Omit<NonNullable<ExporterHttp['authorization']>, 'credentials'> & { credentials?: string | SecretRef };
+    basic_auth?: Omit<NonNullable<ExporterHttp['basic_auth']>, 'password'> & { password?: string | SecretRef };
+  };
 };
 
 /**
@@ -266,6 +302,12 @@ export interface Spec {
     readonly resources: Resources;
     /** Where a browser reaches the exporter: the base of every debug link. */
     readonly externalUrl: string;
+    /** Present when the spec asks for a NetworkPolicy. */
+    readonly networkPolicy?: NetworkPolicySettings;
+    /** Whether a PodDisruptionBudget is made when replicas > 1. */
+    readonly podDisruptionBudget: boolean;
+    /** Present when the exporter serves https. */
+    readonly tls?: ExporterTls;
   };
   readonly modules: Readonly<Record<string, SpecModule>>;
   readonly jobs: readonly Job[];
@@ -276,6 +318,22 @@ export interface Spec {
   readonly alerts: { readonly enabled: boolean; readonly thresholds: AlertThresholds };
   /** Present when the spec asks for Prometheus Operator objects. */
   readonly operator?: OperatorSettings;
+}
+
+/** The exporter serving https from a `kubernetes.io/tls` Secret, and the agent's client certificate when one is required. */
+export interface ExporterTls {
+  /** The Secret holding `tls.crt`, `tls.key` and `ca.crt` (a cert-manager Certificate's secretName). */
+  readonly secretName: string;
+  /** The agent's client certificate Secret (`tls.crt`, `tls.key`, signed by that CA); set, the exporter requires client certificates. */
+  readonly agentSecretName?: string;
+}
+
+/** Who may reach the exporter (the agent's pods, on 9115) and, with egress, what it may reach. */
+export interface NetworkPolicySettings {
+  /** The agent's pods: their labels, and their namespace when it is not the exporter's. */
+  readonly agentPods: { readonly namespace?: string; readonly labels: Readonly<Record<string, string>> };
+  /** CIDR ranges the exporter may connect to (besides the cluster's DNS); absent: egress is not limited. */
+  readonly egress?: readonly string[];
 }
 
 export interface DashboardSettings {

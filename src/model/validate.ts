@@ -16,13 +16,13 @@ import {
   targetProblem,
   validateModule,
   type FieldPath,
-  type ModuleInput,
   type Problem,
   type ProberName,
 } from '@probekit/exporter';
 import { http2xx, http2xxWithHeader, httpPost2xx, PRESET_NAMES, type PresetName } from './presets';
 import { kindOfValue, valueFreeSchemaProblems, withRequiredHints } from './problems';
-import { isSecretRef, readEnvSecret, secretRefSchema, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
+import { readEnvSecret, secretRefSchema, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
+import { moduleSecrets, moduleWithSecretFiles, secretCandidateFields, secretFieldProblems, withoutSecrets } from './secret-fields';
 import {
   DEFAULTS,
   jobSchema,
@@ -154,6 +154,9 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
       replicas: exporter?.replicas ?? DEFAULTS.exporter.replicas,
       serviceName: exporter?.serviceName ?? DEFAULTS.exporter.serviceName,
       externalUrl: (exporter?.externalUrl ?? DEFAULTS.exporterExternalUrl).replace(/\/+$/, ''),
+      ...(exporter?.networkPolicy === undefined ? {} : { networkPolicy: exporter.networkPolicy }),
+      ...(exporter?.tls === undefined ? {} : { tls: exporter.tls }),
+      podDisruptionBudget: exporter?.podDisruptionBudget ?? DEFAULTS.exporter.podDisruptionBudget,
       resources: {
         requests: { ...DEFAULTS.exporter.resources.requests, ...exporter?.resources?.requests },
         limits: { ...DEFAULTS.exporter.resources.limits, ...exporter?.resources?.limits },
@@ -251,41 +254,40 @@ function expandPreset(entry: PresetModule): SpecModule {
  */
 function parseOwnModule(name: string, entry: Record<string, unknown>, path: FieldPath, problems: Problem[]): SpecModule | undefined {
   const module = entry as SpecModule;
-  problems.push(...headerProblems(module, path));
-  const result = moduleSchema.safeParse(withoutSecretHeaders(module), { reportInput: true });
+  const refProblems = secretValueProblems(module, path);
+  problems.push(...refProblems);
+  if (refProblems.length > 0) return undefined;
+  const result = moduleSchema.safeParse(withoutSecrets(module), { reportInput: true });
   if (!result.success) {
     // The exporter's fields may hold secrets (basic_auth.password, bearer_token): their values are never repeated.
     problems.push(...valueFreeSchemaProblems(moduleSchema, result.error.issues, path));
     return undefined;
   }
+  const placementProblems = secretFieldProblems(module, path);
+  problems.push(...placementProblems);
+  if (placementProblems.length > 0) return module;
+  // The rules across fields see the module as the exporter will read it, each secret moved to the field that reads its file.
+  const asExporterReadsIt = moduleSchema.safeParse(moduleWithSecretFiles(module, () => '/secret').module, { reportInput: true });
+  if (!asExporterReadsIt.success) {
+    problems.push(...valueFreeSchemaProblems(moduleSchema, asExporterReadsIt.error.issues, path));
+    return module;
+  }
   // The exporter's rules name their fields from the top of its config file, as modules.<name>..., which is where they sit in the spec too.
-  problems.push(...validateModule(name, result.data));
+  problems.push(...validateModule(name, asExporterReadsIt.data));
   return module;
 }
 
-/** Header values that are neither text nor a secret reference; a header may hold a secret, so no value is repeated. */
-function headerProblems(module: SpecModule, path: FieldPath): Problem[] {
-  const headers: unknown = module.http?.headers;
-  if (!isMapping(headers)) return [];
-  return Object.entries(headers).flatMap(([header, value]): Problem[] => {
-    const at: FieldPath = [...path, 'http', 'headers', header];
+/** Values of secret-capable fields that are neither text nor a secret reference; such a field holds a secret, so no value is repeated. */
+function secretValueProblems(module: SpecModule, path: FieldPath): Problem[] {
+  if (module.http !== undefined && !isMapping(module.http)) return [];
+  return secretCandidateFields(module).flatMap((field): Problem[] => {
+    const at: FieldPath = [...path, ...field];
+    const value = field.reduce<unknown>((node, key) => (isMapping(node) ? node[key as string] : undefined), module);
     if (typeof value === 'string') return [];
     if (!isMapping(value)) return [{ path: at, message: `must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not ${kindOfValue(value)}` }];
     const result = secretRefSchema.safeParse(value, { reportInput: true });
     return result.success ? [] : specSchemaProblems(secretRefSchema, result.error.issues, at);
   });
-}
-
-/** The module with each secret header replaced by a stand-in, as the exporter's schema sees it. */
-export function withoutSecretHeaders(module: SpecModule): ModuleInput {
-  if (!isMapping(module.http?.headers)) return module as ModuleInput;
-  const headers = Object.fromEntries(Object.entries(module.http.headers).map(([name, value]) => [name, typeof value === 'string' ? value : '<secret>']));
-  return { ...module, http: { ...module.http, headers } } as ModuleInput;
-}
-
-/** The secret references among a module's header values, by header name. */
-export function secretHeaders(module: SpecModule): Array<[header: string, ref: SecretRef]> {
-  return Object.entries(module.http?.headers ?? {}).filter((entry): entry is [string, SecretRef] => isSecretRef(entry[1]));
 }
 
 /**
@@ -438,7 +440,7 @@ function checkEnvReferences(modules: Readonly<Record<string, SpecModule>>, apiTo
   const references: Array<[FieldPath, SecretRef]> = [];
   if (apiToken) references.push([['searchEngine', 'apiToken'], apiToken]);
   for (const [name, module] of Object.entries(modules)) {
-    for (const [header, ref] of secretHeaders(module)) references.push([['modules', name, 'http', 'headers', header], ref]);
+    for (const { field, ref } of moduleSecrets(module)) references.push([['modules', name, ...field], ref]);
   }
   return references.flatMap(([path, ref]) => ('fromEnv' in ref && readEnvSecret(ref, env) === undefined ? [unsetVariableProblem(path, ref, 'synth')] : []));
 }

@@ -1,26 +1,28 @@
 /**
- * Spec to the exporter's config file (blackbox_exporter's format: a `modules:` map). Secret header values never enter
- * the file: each becomes an `http_headers` entry read from a file, and the caller mounts that file
- * from a Secret (cluster) or writes it with tight permissions (single machine).
+ * Spec to the exporter's config file (blackbox_exporter's format: a `modules:` map). Secret values never enter
+ * the file: each moves to the field that reads it from a file (../model/secret-fields.ts), and the caller
+ * mounts that file from a Secret (cluster) or writes it with mode 0600 (single machine).
  */
 import { stringify } from 'yaml';
-import { ProblemsError, type ConfigInput, type FieldPath, type ModuleInput, type Problem } from '@probekit/exporter';
-import type { Environment, SecretRef, Spec, SpecModule } from '../model';
-import { readEnvSecret, secretHeaders, unsetVariableProblem, withoutSecretHeaders } from '../model';
+import { ProblemsError, type ConfigInput, type ModuleInput, type Problem } from '@probekit/exporter';
+import type { Environment, FieldPath, SecretRef, Spec, SpecModule } from '../model';
+import { clusterSecretOf, moduleWithSecretFiles, moduleWithSecretsInPlace, readEnvSecret, unsetVariableProblem } from '../model';
 
-/** A secret header value the exporter reads from a file. */
-export interface SecretHeaderFile {
+/** A secret value the exporter reads from a file. */
+export interface SecretFile {
   readonly module: string;
-  readonly header: string;
+  /** The field of the module as the user wrote it, from the module's top: `http.headers.X-Api-Key`, `http.bearer_token`. */
+  readonly field: FieldPath;
   /** File name inside the secrets directory; also the key in the Secret that holds it. */
   readonly fileName: string;
   readonly path: string;
+  /** The reference whose value the file holds (an Authorization header's scheme goes to the config instead). */
   readonly ref: SecretRef;
 }
 
 export interface RenderedExporterConfig {
   readonly config: ConfigInput;
-  readonly secretFiles: readonly SecretHeaderFile[];
+  readonly secretFiles: readonly SecretFile[];
 }
 
 /** Where the exporter's config file is mounted in the cluster form, from its ConfigMap. */
@@ -41,39 +43,25 @@ export function existingSecretDir(secretName: string): string {
   return `${CLUSTER_EXISTING_SECRETS_DIR}/${secretName}`;
 }
 
-/** A Secret key and file name for one module's header: only the characters both allow. */
-export function secretFileName(module: string, header: string): string {
-  return `${module}.${header}`.toLowerCase().replace(/[^-._a-z0-9]/g, '-');
+/** A Secret key and file name for one module's secret: only the characters both allow. */
+export function secretFileName(module: string, field: FieldPath): string {
+  // A header keeps the name it always had; other fields say where they sit in the module.
+  const name = field[1] === 'headers' ? String(field[2]) : field.join('.');
+  return `${module}.${name}`.toLowerCase().replace(/[^-._a-z0-9]/g, '-');
 }
 
 export function renderExporterConfig(spec: Pick<Spec, 'modules'>, secretsDir: string = CLUSTER_SECRETS_DIR): RenderedExporterConfig {
-  const secretFiles: SecretHeaderFile[] = [];
+  const secretFiles: SecretFile[] = [];
   const modules: Record<string, ModuleInput> = {};
   for (const [name, module] of Object.entries(spec.modules)) {
-    const files = secretHeaders(module).map(([header, ref]) => {
-      const fileName = secretFileName(name, header);
-      const path = 'existingSecret' in ref ? `${existingSecretDir(ref.existingSecret.name)}/${ref.existingSecret.key}` : `${secretsDir}/${fileName}`;
-      return { module: name, header, fileName, path, ref };
+    const placed = moduleWithSecretFiles(module, ({ field, ref }) => {
+      const secret = clusterSecretOf(ref);
+      return secret ? `${existingSecretDir(secret.name)}/${secret.key}` : `${secretsDir}/${secretFileName(name, field)}`;
     });
-    secretFiles.push(...files);
-    modules[name] = moveSecretHeadersToFiles(module, files);
+    modules[name] = placed.module;
+    secretFiles.push(...placed.placed.map(({ field, path, fileRef }) => ({ module: name, field, fileName: secretFileName(name, field), path, ref: fileRef })));
   }
   return { config: { modules }, secretFiles };
-}
-
-function moveSecretHeadersToFiles(module: SpecModule, files: readonly SecretHeaderFile[]): ModuleInput {
-  if (files.length === 0) return withoutSecretHeaders(module);
-  const secret = new Set(files.map((file) => file.header));
-  const plainHeaders = Object.fromEntries(Object.entries(module.http?.headers ?? {}).filter(([header]) => !secret.has(header)));
-  const { headers: _omitted, ...http } = module.http ?? {};
-  const httpHeaders = {
-    ...module.http?.http_headers,
-    ...Object.fromEntries(files.map((file) => [file.header, { files: [file.path] }])),
-  };
-  return {
-    ...module,
-    http: { ...http, ...(Object.keys(plainHeaders).length > 0 ? { headers: plainHeaders as Record<string, string> } : {}), http_headers: httpHeaders },
-  } as ModuleInput;
 }
 
 /** The config file's text, as the exporter reads it. */
@@ -82,26 +70,23 @@ export function renderExporterConfigYaml(spec: Pick<Spec, 'modules'>, secretsDir
 }
 
 /**
- * Module `name` as a probe run from here takes it (`probekit test`): each secret header's value read as synth
- * reads it (`fromEnv` from `env`, by readEnvSecret), in place. An `existingSecret` lives in the cluster, out of reach here: a
- * problem naming the header, as is a variable that is not set.
+ * Module `name` as a probe run from here takes it (`probekit test`): each secret's value read as synth reads it
+ * (`fromEnv` from `env`, by readEnvSecret), in place. An `existingSecret` or `externalSecret` lives in the cluster
+ * or a secret store, out of reach here: a problem naming the field, as is a variable that is not set.
  */
 export function moduleWithSecretValues(name: string, module: SpecModule, env: Environment): ModuleInput {
   const problems: Problem[] = [];
-  const values = secretHeaders(module).map(([header, ref]): [string, string] => {
-    const path: FieldPath = ['modules', name, 'http', 'headers', header];
-    if ('existingSecret' in ref) {
-      problems.push({
-        path,
-        message: `existingSecret names a Secret in the cluster, which probekit test cannot read from here; export the value and reference it with { fromEnv: VAR } to test this module`,
-      });
-      return [header, ''];
+  const result = moduleWithSecretsInPlace(module, ({ field, ref }) => {
+    const path: FieldPath = ['modules', name, ...field];
+    if (!('fromEnv' in ref)) {
+      const where = 'existingSecret' in ref ? 'existingSecret names a Secret in the cluster' : 'externalSecret names a value in a secret store';
+      problems.push({ path, message: `${where}, which probekit test cannot read from here; export the value and reference it with { fromEnv: VAR } to test this module` });
+      return '';
     }
     const value = readEnvSecret(ref, env);
     if (value === undefined) problems.push(unsetVariableProblem(path, ref, 'probekit test'));
-    return [header, value ?? ''];
+    return value ?? '';
   });
   if (problems.length > 0) throw new ProblemsError(problems);
-  if (values.length === 0) return withoutSecretHeaders(module);
-  return { ...module, http: { ...module.http, headers: { ...module.http?.headers, ...Object.fromEntries(values) } } } as ModuleInput;
+  return result;
 }

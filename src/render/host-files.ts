@@ -80,9 +80,10 @@ export function renderHostFiles(spec: Spec, options: HostFilesOptions = {}): Hos
   const { config, secretFiles } = renderExporterConfig(spec, paths.secretsDir);
   const problems: Problem[] = [];
   const secrets = secretFiles.flatMap((file): HostFile[] => {
-    const field: FieldPath = ['modules', file.module, 'http', 'headers', file.header];
-    if ('existingSecret' in file.ref) {
-      problems.push({ path: field, message: 'existingSecret names a Kubernetes Secret, which a single machine does not have; use { fromEnv: VAR } for the host form' });
+    const field: FieldPath = ['modules', file.module, ...file.field];
+    if (!('fromEnv' in file.ref)) {
+      const form = 'existingSecret' in file.ref ? 'existingSecret' : 'externalSecret';
+      problems.push({ path: field, message: `${form} names a Kubernetes Secret, which a single machine does not have; use { fromEnv: VAR } for the host form` });
       return [];
     }
     const value = readEnvSecret(file.ref, options.env ?? {});

@@ -10,3 +10,6 @@ export * from './debug-links';
 export * from './operator-objects';
 export * from './probe-metrics';
 export * from './host-monitoring-files';
+export * from './external-secret';
+export * from './exporter-policies';
+export * from './exporter-tls';

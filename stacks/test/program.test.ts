@@ -95,6 +95,8 @@ describe('three clusters', () => {
         `ConfigMap/${cluster}-${namespace}/probekit-endpoints-dashboard`,
         `Deployment/${cluster}-${namespace}/blackbox-exporter`,
         `Namespace/${cluster}-namespace`,
+        // gamma runs several replicas, which brings a PodDisruptionBudget.
+        ...(cluster === 'gamma' ? [`PodDisruptionBudget/${cluster}-${namespace}/blackbox-exporter`] : []),
         `Release/${cluster}-agent`,
         `Secret/${cluster}-search-engine`,
         `Secret/${cluster}-${namespace}/blackbox-exporter-headers`,
@@ -240,6 +242,8 @@ describe('parity with cdk8s synth', () => {
       'ConfigMap/blackbox-exporter-config',
       'ConfigMap/probekit-endpoints-dashboard',
       'Deployment/blackbox-exporter',
+      // gamma runs several replicas, which brings a PodDisruptionBudget.
+      ...(cluster === 'gamma' ? ['PodDisruptionBudget/blackbox-exporter'] : []),
       'Secret/blackbox-exporter-headers',
       'Service/blackbox-exporter',
     ]);

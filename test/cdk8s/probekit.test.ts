@@ -46,6 +46,8 @@ describe('synthesized objects', () => {
       'ConfigMap/probe-exporter-config',
       'Deployment/probe-exporter',
       'Service/probe-exporter',
+      'NetworkPolicy/probe-exporter',
+      'PodDisruptionBudget/probe-exporter',
       'Secret/probe-exporter-headers',
       'ConfigMap/synthetic-checks-dashboard',
       'PrometheusRule/probe-exporter-alerts',

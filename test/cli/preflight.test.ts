@@ -248,11 +248,15 @@ describe('probekit test', () => {
       expect(result.stderr).toMatch(/jobs\[0\]\.module/);
     });
 
-    it('an existing Secret, which it cannot read from here', async () => {
-      const spec = writeSpec(specYaml().replace('{ fromEnv: PRIVATE_TOKEN, prefix: "Bearer " }', '{ existingSecret: { name: tokens, key: web } }'));
+    it.each([
+      ['an existing Secret', '{ existingSecret: { name: tokens, key: web } }', 'existingSecret names a Secret in the cluster'],
+      ['an ExternalSecret', '{ externalSecret: { name: tokens, store: vault, key: web } }', 'externalSecret names a value in a secret store'],
+    ])('%s, which it cannot read from here', async (_form, reference, message) => {
+      const headers = 'headers:\n        Authorization: { fromEnv: PRIVATE_TOKEN, prefix: "Bearer " }';
+      const spec = writeSpec(specYaml().replace(headers, `authorization: { type: Bearer, credentials: ${reference} }`));
       const result = await runCli(['test', '--spec', spec, '--job', 'private'], {});
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/modules\.web_private\.http\.headers\.Authorization: existingSecret names a Secret in the cluster/);
+      expect(result.stderr).toContain(`modules.web_private.http.authorization.credentials: ${message}, which probekit test cannot read from here`);
     });
   });
 

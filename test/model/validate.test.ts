@@ -21,6 +21,7 @@ describe('spec defaults', () => {
     expect(spec.exporter).toEqual({
       image: `ghcr.io/probekit/exporter:${require('../../package.json').version}`,
       replicas: 1,
+      podDisruptionBudget: true,
       serviceName: 'blackbox-exporter',
       resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
       externalUrl: 'http://localhost:9115',
@@ -251,7 +252,7 @@ describe('every problem at once, in words', () => {
       'modules.api.acessToken: unknown field; did you mean "accessToken"?',
     ]);
     expect(problemsOf(withModule({ preset: 'http_2xx_with_header', accessToken: { fromEnv: 'T', existingSecret: { name: 's', key: 'k' } } }))).toEqual([
-      'modules.api.accessToken: give one of fromEnv: VAR (an environment variable read at synth) or existingSecret: { name, key } (a Secret in the cluster)',
+      'modules.api.accessToken: give one of fromEnv: VAR (an environment variable read at synth), existingSecret: { name, key } (a Secret in the cluster) or externalSecret: { name, store, key } (a value the External Secrets Operator copies into a Secret)',
     ]);
     expect(problemsOf(withModule({ preset: 'http_2xx', body: '{}' }))).toEqual(['modules.api.body: unknown field; remove it; the fields here are preset']);
   });
@@ -269,7 +270,7 @@ describe('every problem at once, in words', () => {
       'modules.http_2xx.http.headers.B.fromEnv: must be an environment variable name: letters, digits and _, not starting with a digit',
       'modules.http_2xx.http.headers.C.fromEnvv: unknown field; did you mean "fromEnv"?',
       'modules.http_2xx.http.headers.D.existingSecret.name: required: the name of the Secret',
-      'modules.http_2xx.http.headers.E.prefix: applies to fromEnv only; an existing Secret holds the whole value',
+      'modules.http_2xx.http.headers.E.prefix: applies to fromEnv only; a Secret holds the whole value',
     ]);
   });
 
@@ -278,8 +279,8 @@ describe('every problem at once, in words', () => {
     const problems = problemsOf(minimal({ modules: { http_2xx: { prober: 'http', http } as never } }));
     expect(problems).toEqual([
       'modules.http_2xx.http.headers.X-Api-Key: must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not a number',
-      'modules.http_2xx.http.basic_auth.password: must be text, not a number',
-      'modules.http_2xx.http.bearer_token: must be text, not true or false',
+      'modules.http_2xx.http.bearer_token: must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not true or false',
+      'modules.http_2xx.http.basic_auth.password: must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not a number',
     ]);
     for (const value of ['8675309', '4815162342']) expect(problems.join('\n')).not.toContain(value);
   });

@@ -29,7 +29,7 @@ describe("the exporter's config file", () => {
       headers: { 'X-Client': 'probekit' },
       http_headers: { 'X-Api-Key': { files: [`${CLUSTER_EXISTING_SECRETS_DIR}/partner-credentials/api-key`] } },
     });
-    expect(secretFiles.map((file) => [file.module, file.header, file.fileName])).toEqual([
+    expect(secretFiles.map((file) => [file.module, file.field.at(-1), file.fileName])).toEqual([
       ['http_2xx_with_header', 'Authentication', 'http_2xx_with_header.authentication'],
       ['partner_api', 'X-Api-Key', 'partner_api.x-api-key'],
     ]);

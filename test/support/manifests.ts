@@ -3,12 +3,16 @@ import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 
 const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
   'v1/ConfigMap': ConfigMap,
   'v1/Secret': Secret,
   'v1/Service': Service,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
 };
 
 /** Validates an object against the Kubernetes OpenAPI schema of its kind; throws naming what is wrong. */

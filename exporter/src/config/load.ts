@@ -84,6 +84,31 @@ export function configText(bytes: Uint8Array, file: string): string {
   }
 }
 
+/** A YAML file decoded by the field types of a schema, and how to put its lines on problems. */
+export interface DecodedConfigText {
+  readonly decoded: unknown;
+  located(problems: readonly Problem[]): LocatedProblem[];
+}
+
+/**
+ * Parses `text` (one YAML document; `lines` indexes the whole file) and decodes it by the field types of
+ * `schema`; what YAML itself refuses is a ConfigError at its line. A file without a document is refused with
+ * `missing`, or decodes as nothing without it.
+ */
+export function decodeConfigText(text: string, lines: LineIndex, file: string, schema: z.ZodType, missing?: string): DecodedConfigText {
+  let root: YamlNode | undefined;
+  let decoded: unknown;
+  try {
+    root = parseYaml(text);
+    if (root === undefined && missing !== undefined) throw new YamlError(missing, 0);
+    decoded = root === undefined ? undefined : decodeYaml(root, schema, lines);
+  } catch (error) {
+    if (!(error instanceof YamlError)) throw error;
+    throw new ConfigError(file, [{ path: [], message: error.message, line: lines.lineAt(error.offset) }]);
+  }
+  return { decoded, located: (problems) => problems.map((problem) => ({ ...problem, line: lineOf(root, lines, problem.path) })) };
+}
+
 /**
  * Parses and validates config text; `file` names it in messages and anchors relative paths. Every problem
  * of every module is reported at once, each on its own line as `file:line: field: what to do`. `compiled`
@@ -93,18 +118,7 @@ export function parseConfig(text: string, file: string, compiled?: (name: string
   const notes: string[] = [];
   const document = firstDocument(text);
   if (document.more) notes.push('the file holds more than one YAML document; only the first is read, as blackbox_exporter does');
-  const lines = new LineIndex(text);
-  let root: YamlNode | undefined;
-  let decoded: unknown;
-  try {
-    root = parseYaml(document.text);
-    if (root === undefined) throw new YamlError('the file has no YAML document; write modules: and the modules under it', 0);
-    decoded = decodeYaml(root, configSchema, lines);
-  } catch (error) {
-    if (!(error instanceof YamlError)) throw error;
-    throw new ConfigError(file, [{ path: [], message: error.message, line: lines.lineAt(error.offset) }]);
-  }
-  const located = (problems: readonly Problem[]): LocatedProblem[] => problems.map((problem) => ({ ...problem, line: lineOf(root, lines, problem.path) }));
+  const { decoded, located } = decodeConfigText(document.text, new LineIndex(text), file, configSchema, 'the file has no YAML document; write modules: and the modules under it');
 
   // An empty first document is a config without modules, as upstream decodes it.
   const top = topLevelSchema.safeParse(decoded ?? {}, { reportInput: true });

@@ -38,6 +38,8 @@ export interface ExporterArgsOptions {
   readonly configFile: string;
   /** host:port or :port (`--web.listen-address`). @default DEFAULT_LISTEN_ADDRESS */
   readonly listenAddress?: string;
+  /** The web config: TLS, basic auth (`--web.config.file`). @default - none */
+  readonly webConfigFile?: string;
 }
 
 /**
@@ -45,5 +47,6 @@ export interface ExporterArgsOptions {
  * ExecStart. The listen address is always written out, so the command line shows the port it serves.
  */
 export function exporterArgs(options: ExporterArgsOptions): string[] {
-  return [`--config.file=${options.configFile}`, `--web.listen-address=${options.listenAddress ?? DEFAULT_LISTEN_ADDRESS}`];
+  const webConfig = options.webConfigFile === undefined ? [] : [`--web.config.file=${options.webConfigFile}`];
+  return [`--config.file=${options.configFile}`, `--web.listen-address=${options.listenAddress ?? DEFAULT_LISTEN_ADDRESS}`, ...webConfig];
 }

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { ConfigError, moduleRecord } from '../config/load';
 import { loadConfigOffThread } from '../config/load-worker';
@@ -20,6 +21,7 @@ import { containEscapedErrors } from './escaped-errors';
 import { ProbeHistory } from './history';
 import { handleProbe } from './probe-handler';
 import { statusPage } from './status-page';
+import { loadWebConfig, WebGate, type WebConfig } from './web-config';
 
 /**
  * The request line and headers a scrape may send: 1 MiB, as Go's server takes (Node's default, 16 KiB,
@@ -32,6 +34,8 @@ export interface ExporterOptions {
   readonly timeoutOffsetSeconds: number;
   readonly historyLimit: number;
   readonly log: Logger;
+  /** `--web.config.file`: TLS, basic auth, headers and rate limit of the exporter's own endpoints. */
+  readonly webConfigFile?: string;
   /** `/` or `/path/`: every endpoint sits under it (--web.route-prefix). @default '/' */
   readonly routePrefix?: string;
   /** Where `/` redirects when the endpoints sit under a prefix (--web.external-url). */
@@ -66,6 +70,7 @@ export class Exporter {
   private readonly reloadSuccess: Gauge;
   private readonly reloadTime: Gauge;
   private server?: Server;
+  private web?: WebGate;
 
   constructor(private readonly options: ExporterOptions) {
     this.history = new ProbeHistory(options.historyLimit);
@@ -87,14 +92,19 @@ export class Exporter {
     const { configFile: file, log } = this.options;
     try {
       const started = performance.now();
+      const web = await this.loadWeb();
       const checksum = await fileChecksum(file);
       if (checksum !== undefined && checksum === this.loadedChecksum) {
+        // The web config is read on every reload: only the config file's content may be unchanged.
+        this.applyWeb(web);
         this.reloadSuccess.set(1);
         this.reloadTime.set(Date.now() / 1000);
         log.debug('Config file unchanged; nothing to reload', { file });
         return;
       }
       const loaded = await loadConfigOffThread(file);
+      // Both files or neither: a reload that fails leaves the exporter as it was.
+      this.applyWeb(web);
       this.config = loaded;
       this.loaded = true;
       this.loadedChecksum = checksum;
@@ -109,6 +119,22 @@ export class Exporter {
       for (const problem of problems) log.error('Config problem', { problem });
       throw error;
     }
+  }
+
+  private applyWeb(web: WebConfig | undefined): void {
+    if (!web) return;
+    if (this.web) this.web.replace(web);
+    else this.web = new WebGate(web);
+  }
+
+  /** The web config file read and checked, or undefined without --web.config.file; throws ConfigError. */
+  private async loadWeb(): Promise<WebConfig | undefined> {
+    const file = this.options.webConfigFile;
+    if (file === undefined) return undefined;
+    const web = await loadWebConfig(file);
+    const problems = this.web?.replacementProblems(web) ?? [];
+    if (problems.length > 0) throw new ConfigError(file, problems);
+    return web;
   }
 
   private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -177,7 +203,8 @@ export class Exporter {
 
   private newServer(): Server {
     containEscapedErrors(this.options.log);
-    const server = createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, (request, response) => {
+    const tls = this.web?.tls;
+    const serve = (request: IncomingMessage, response: ServerResponse): void => {
       this.inFlight.add(response);
       response.once('close', () => this.inFlight.delete(response));
       // While draining, the client is told not to send more on this connection.
@@ -188,12 +215,23 @@ export class Exporter {
         response.end('Bad Request: the request line needs an HTTP version\n');
         return;
       }
-      this.route(request, response).catch((error: unknown) => {
-        this.options.log.error('Error serving request', { path: request.url?.split('?')[0], err: error as Error });
-        if (!response.headersSent) response.writeHead(500);
-        response.end();
+      const admitted = this.web ? this.web.admit(request, response) : Promise.resolve(true);
+      admitted
+        .then((admit) => (admit ? this.route(request, response) : undefined))
+        .catch((error: unknown) => {
+          this.options.log.error('Error serving request', { path: request.url?.split('?')[0], err: error as Error });
+          if (!response.headersSent) response.writeHead(500);
+          response.end();
+        });
+    };
+    const server = tls
+      ? createTlsServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES, ...tls.context, requestCert: tls.requestCert, rejectUnauthorized: tls.rejectUnauthorized }, serve)
+      : createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, serve);
+    if (tls && this.web) {
+      this.web.attach(server as ReturnType<typeof createTlsServer>, (error) => {
+        this.options.log.error('Error reading renewed TLS files of the web config; the previous ones stay in use', { problem: error.message });
       });
-    });
+    }
     this.server = server;
     return server;
   }
