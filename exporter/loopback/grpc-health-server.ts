@@ -3,8 +3,53 @@
  * name: '' and 'up' are SERVING, 'down' NOT_SERVING, 'starting' UNKNOWN; any other name gets NOT_FOUND,
  * as the reference health server does. The service names asked and the authority (host) of each call are recorded.
  */
-import { Server, ServerCredentials, status, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
-import { healthService, type HealthCheckRequest, type HealthCheckResponse, type ServingStatus } from '../src/probers/grpc/health';
+import { loadPackageDefinition, Server, ServerCredentials, status, type ServerUnaryCall, type sendUnaryData, type ServiceClientConstructor } from '@grpc/grpc-js';
+import { fromJSON } from '@grpc/proto-loader';
+import { SERVING_STATUSES, type ServingStatus } from '../src/probers/grpc/health';
+
+interface HealthCheckRequest {
+  service: string;
+}
+
+interface HealthCheckResponse {
+  status: ServingStatus;
+}
+
+/**
+ * grpc.health.v1 as the gRPC project's health.proto defines it, built in code for grpc-js (a real gRPC
+ * server, so the prober's own encoding is tested against another implementation).
+ */
+const healthProto = {
+  nested: {
+    grpc: {
+      nested: {
+        health: {
+          nested: {
+            v1: {
+              nested: {
+                HealthCheckRequest: { fields: { service: { type: 'string', id: 1 } } },
+                HealthCheckResponse: {
+                  fields: { status: { type: 'ServingStatus', id: 1 } },
+                  nested: { ServingStatus: { values: Object.fromEntries(SERVING_STATUSES.map((name, index) => [name, index])) } },
+                },
+                Health: {
+                  methods: {
+                    Check: { requestType: 'HealthCheckRequest', responseType: 'HealthCheckResponse' },
+                    Watch: { requestType: 'HealthCheckRequest', responseType: 'HealthCheckResponse', responseStream: true },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+const healthService = (
+  loadPackageDefinition(fromJSON(healthProto as Parameters<typeof fromJSON>[0], { enums: String, defaults: true })) as unknown as { grpc: { health: { v1: { Health: ServiceClientConstructor } } } }
+).grpc.health.v1.Health.service;
 
 const STATUSES: Record<string, ServingStatus> = { '': 'SERVING', up: 'SERVING', down: 'NOT_SERVING', starting: 'UNKNOWN' };
 

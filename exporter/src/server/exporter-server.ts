@@ -14,9 +14,16 @@ import { CONFIG_PATH, HEALTH_PATH, METRICS_PATH, PROBE_LOGS_PATH, PROBE_PATH, RE
 import type { Logger } from '../log';
 import { BUILD_INFO, CONFIG_RELOAD_SUCCESS, CONFIG_RELOAD_SUCCESS_TIME, MODULE_UNKNOWN, gauge } from '../metrics';
 import { EXPORTER_VERSION } from '../version';
+import { containEscapedErrors } from './escaped-errors';
 import { ProbeHistory } from './history';
 import { handleProbe } from './probe-handler';
 import { statusPage } from './status-page';
+
+/**
+ * The request line and headers a scrape may send: 1 MiB, as Go's server takes (Node's default, 16 KiB,
+ * answers 431 to a long target URL or a query of thousands of parameters that upstream probes).
+ */
+const MAX_REQUEST_HEADER_BYTES = 1 << 20;
 
 export interface ExporterOptions {
   readonly configFile: string;
@@ -88,11 +95,17 @@ export class Exporter {
       case PROBE_PATH: {
         const scrapeTimeout = request.headers[SCRAPE_TIMEOUT_HEADER.toLowerCase()];
         const openMetrics = (request.headers.accept ?? '').includes('application/openmetrics-text');
+        // A scrape that goes away before its answer (a disconnect, Prometheus' scrape timeout) stops its probe.
+        const abandoned = new AbortController();
+        response.once('close', () => {
+          if (!response.writableFinished) abandoned.abort();
+        });
         const reply = await handleProbe(
           { config: this.config, timeoutOffsetSeconds: this.options.timeoutOffsetSeconds, log: this.options.log, history: this.history, unknownModules: this.unknownModules },
           url.searchParams,
           Array.isArray(scrapeTimeout) ? scrapeTimeout[0] : scrapeTimeout,
           openMetrics,
+          abandoned.signal,
         );
         return send(reply.status, reply.contentType, reply.body);
       }
@@ -121,13 +134,24 @@ export class Exporter {
     }
   }
 
-  /** Starts serving on host:port (empty host: every interface); resolves with the port bound. */
+  /**
+   * Starts serving on host:port (empty host: every interface); resolves with the port bound. From then on
+   * an error that escapes a probe fails that probe instead of ending the process (./escaped-errors.ts).
+   */
   listen(host: string, port: number): Promise<number> {
-    const server = createServer((request, response) => {
+    containEscapedErrors(this.options.log);
+    const server = createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, (request, response) => {
       this.inFlight.add(response);
       response.once('close', () => this.inFlight.delete(response));
       // While draining, the client is told not to send more on this connection.
       if (this.draining) response.setHeader('Connection', 'close');
+      // A request line without a version is HTTP/0.9, which Go's server refuses; so does this one.
+      if (request.httpVersionMajor < 1) {
+        response.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+        response.end('Bad Request: the request line needs an HTTP version
+');
+        return;
+      }
       this.route(request, response).catch((error: unknown) => {
         this.options.log.error('Error serving request', { path: request.url?.split('?')[0], err: error as Error });
         if (!response.headersSent) response.writeHead(500);

@@ -9,7 +9,8 @@ import { maskModule, maskUrl } from '../config/mask';
 import type { CompiledConfig, CompiledModule } from '../config/module';
 import { PROBE_DURATION, PROBE_SUCCESS, gauge } from '../metrics';
 import { probe } from '../probers';
-import { deadlineIn } from '../probers/shared/deadline';
+import { deadlineIn, ProbeInterrupted } from '../probers/shared/deadline';
+import { runContained } from './escaped-errors';
 import { ProbeLog, type Logger } from '../log';
 import type { ProbeHistory } from './history';
 
@@ -66,7 +67,12 @@ function debugText(logText: string, metricsText: string, module: CompiledModule)
   return `Logs for the probe:\n${logText}\n\n\nMetrics that would have been returned:\n${metricsText}\n\n\nModule configuration:\n${moduleYaml}`;
 }
 
-export async function handleProbe(context: ProbeContext, params: URLSearchParams, scrapeTimeoutHeader: string | undefined, openMetrics: boolean): Promise<ProbeReply> {
+/**
+ * Answers one /probe request. `abandoned` fires when the scrape goes away before the answer (the client
+ * disconnected, Prometheus' scrape timeout passed): the probe stops then, as upstream's does with its
+ * request's context, rather than holding its connections until the module's timeout.
+ */
+export async function handleProbe(context: ProbeContext, params: URLSearchParams, scrapeTimeoutHeader: string | undefined, openMetrics: boolean, abandoned?: AbortSignal): Promise<ProbeReply> {
   const moduleName = params.get('module') || DEFAULT_MODULE;
   const module = context.config.modules[moduleName];
   if (!module) {
@@ -99,11 +105,25 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
   if (openMetrics) (registry as unknown as Registry<OpenMetricsContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
   const successGauge = gauge(registry, PROBE_SUCCESS);
   const durationGauge = gauge(registry, PROBE_DURATION);
-  const deadline = deadlineIn(timeoutSeconds * 1000);
+  const deadline = deadlineIn(timeoutSeconds * 1000, abandoned);
   const started = performance.now();
   let success = false;
+  // An error that escaped the probe fails it at once, even if the prober was waiting on something else.
+  let onEscape: () => void = () => undefined;
+  const escaped = new Promise<false>((resolve) => {
+    onEscape = () => resolve(false);
+  });
+  const scope = {
+    module: moduleName,
+    target: shownTarget,
+    escaped: (error: unknown) => {
+      probeLog.error('An error escaped the probe', { err: error as Error });
+      deadline.interrupt(new ProbeInterrupted('an error escaped the probe'));
+      onEscape();
+    },
+  };
   try {
-    success = await probe(deadline, target, module, registry, probeLog, { hostname });
+    success = await Promise.race([runContained(scope, () => probe(deadline, target, module, registry, probeLog, { hostname })), escaped]);
   } catch (error) {
     // A prober must not throw; if one does, the probe fails rather than the exporter.
     probeLog.error('Prober failed unexpectedly', { err: error as Error });

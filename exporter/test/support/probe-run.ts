@@ -16,12 +16,17 @@ export interface ProbeRun {
   readonly elapsedMs: number;
 }
 
+/** A probe's logger that writes nowhere but its own debug text, as a probe run in a test has it. */
+export function quietProbeLog(): ProbeLog {
+  return new ProbeLog(new Logger('error', () => undefined), {});
+}
+
 /** Probes `target` with the module described by `moduleYaml` (the lines under the module name). */
 export async function runProbe(moduleYaml: string, target: string, options: ProbeOptions & { timeoutMs?: number; configDir?: string } = {}): Promise<ProbeRun> {
   const yaml = `modules:\n  m:\n${moduleYaml.replace(/^/gm, '    ')}\n`;
   const module = parseConfig(yaml, `${options.configDir ?? '/tmp'}/blackbox.yml`).modules.m;
   const registry = new Registry();
-  const log = new ProbeLog(new Logger('error', () => undefined), {});
+  const log = quietProbeLog();
   const deadline = deadlineIn(options.timeoutMs ?? 5000);
   const started = performance.now();
   try {

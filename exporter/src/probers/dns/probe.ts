@@ -10,9 +10,11 @@ import { gauge, phaseGauge } from '../../metrics';
 import { DNS_PHASES, PROBE_DNS_ADDITIONAL_RRS, PROBE_DNS_ANSWER_RRS, PROBE_DNS_AUTHORITY_RRS, PROBE_DNS_DURATION, PROBE_DNS_QUERY_SUCCEEDED, PROBE_DNS_SERIAL } from './metrics';
 import { resolveTargetAddress } from '../shared/address';
 import type { Endpoint } from '../shared/dial';
+import { Resources } from '../shared/resources';
 import type { ProbeLogger, Prober } from '../types';
 import { recordText, type DecodedRecord } from './record-text';
 import { exchangeStream, exchangeUdp, type PhaseTimes } from './transport';
+import { decodeResponse, type DnsResponse } from './message';
 
 /**
  * Checks records against one validator, as upstream does: fail_if_matches_regexp fails on any record
@@ -100,18 +102,19 @@ export const probeDns: Prober<'dns'> = async (deadline, target, module, registry
   logger.info('Making DNS query', { target: `${endpoint.address}:${port}`, dial_protocol: protocol, query: settings.queryName, type: settings.queryType, class: settings.queryClass });
 
   const phases: PhaseTimes = { connect: 0, request: 0 };
-  // dns-packet decodes the rcode into a name; its typings do not list the field.
-  let response: dnsPacket.DecodedPacket & { rcode?: string };
+  const resources = new Resources(logger);
+  let response: DnsResponse;
   try {
     const bytes =
       settings.transport === 'udp'
-        ? await exchangeUdp(query, id, endpoint, deadline, phases)
-        : await exchangeStream(query, endpoint, settings.overTls ? { serverName: host, config: settings.tlsConfig } : undefined, deadline, phases);
-    response = dnsPacket.decode(bytes);
+        ? await exchangeUdp(query, id, endpoint, deadline, phases, resources)
+        : await exchangeStream(query, endpoint, settings.overTls ? { serverName: host, config: settings.tlsConfig } : undefined, deadline, phases, resources);
+    response = decodeResponse(bytes);
   } catch (error) {
     logger.error('Error while sending a DNS query', { err: (error as Error).message });
     return false;
   } finally {
+    resources.destroyAll();
     durations.set({ phase: 'connect' }, phases.connect);
     durations.set({ phase: 'request' }, phases.request);
   }

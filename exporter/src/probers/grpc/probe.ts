@@ -1,23 +1,39 @@
 /**
  * The grpc prober: one grpc.health.v1.Health/Check call for the module's `service`; success when the
- * answer is SERVING. Each probe has its own channel, closed when the probe ends, whatever happened.
+ * answer is SERVING. Each probe opens its own connection through the probers' one dialer (TLS with the
+ * module's tls_config, ALPN h2), speaks HTTP/2 over it and closes everything when it ends, whatever
+ * happened: no channel, reconnection backoff or pooled connection outlives the probe.
  */
+import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
-import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { Gauge } from 'prom-client';
 import { PROBE_SSL_EARLIEST_CERT_EXPIRY, gauge, phaseGauge } from '../../metrics';
 import { GRPC_PHASES, PROBE_GRPC_DURATION, PROBE_GRPC_HEALTHCHECK_RESPONSE, PROBE_GRPC_SSL, PROBE_GRPC_STATUS_CODE } from './metrics';
 import { resolveTargetAddress } from '../shared/address';
+import { beforeDeadline, DeadlineExceeded, ProbeInterrupted } from '../shared/deadline';
+import { dial } from '../shared/dial';
 import { joinHostPort } from '../shared/host-port';
-import { HealthClient, SERVING_STATUSES, type HealthCheckResponse, type ServingStatus } from './health';
 import { Resources } from '../shared/resources';
-import { recordTlsMetrics, tlsConnectionOptions } from '../shared/tls';
+import { recordTlsMetrics, tlsConnectionOptions, tlsConnectionState, type TlsConnectionState } from '../shared/tls';
 import type { Prober } from '../types';
-import { ProbeCredentials } from './credentials';
+import { GRPC_CANCELLED, GRPC_CODE_NAMES, GRPC_DEADLINE_EXCEEDED, GRPC_INTERNAL, GRPC_OK, GRPC_UNAVAILABLE, GrpcCallError, unaryCall } from './call';
 import { grpcTarget } from './definition';
+import { decodeCheckResponse, encodeCheckRequest, HEALTH_CHECK_PATH, SERVING_STATUSES, servingStatusName } from './health';
 
 /** Upstream's grpc prober reports neither the last chain expiry nor the cipher. */
 const GRPC_TLS_METRICS = { lastChainExpiry: false, cipher: false } as const;
+
+/**
+ * The gRPC status of a call that failed with `error`: the call's own, or as grpc-go names the rest: the
+ * deadline, a probe interrupted (CANCELLED), and a connection that could not be made or was lost (refused, reset, a TLS
+ * handshake that failed), which is UNAVAILABLE.
+ */
+function statusOf(error: unknown): number {
+  if (error instanceof GrpcCallError) return error.code;
+  if (error instanceof DeadlineExceeded) return GRPC_DEADLINE_EXCEEDED;
+  if (error instanceof ProbeInterrupted) return GRPC_CANCELLED;
+  return GRPC_UNAVAILABLE;
+}
 
 export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, registry, logger) => {
   const settings = module.grpc;
@@ -40,16 +56,16 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
   const port = parsed.target.port ?? (settings.tls ? 443 : 80);
 
   let address: string;
+  let family: 4 | 6;
   try {
     const resolved = await resolveTargetAddress(host, settings.ip, deadline, registry, logger);
-    address = resolved.address;
+    ({ address, family } = resolved);
     durations.set({ phase: 'resolve' }, resolved.lookupSeconds);
   } catch (error) {
     logger.error('Error resolving address', { err: (error as Error).message });
     return false;
   }
 
-  let tlsSocket: TLSSocket | undefined;
   let tlsOptions: ConnectionOptions | undefined;
   if (settings.tls) {
     try {
@@ -59,53 +75,47 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
       return false;
     }
   }
-  const resources = new Resources();
-  const channelCredentials = new ProbeCredentials(deadline, resources, tlsOptions, (socket) => {
-    tlsSocket = socket;
-  });
 
   const checkStarted = performance.now();
-  const client = new HealthClient(joinHostPort(address, port), channelCredentials, {
-    // The name the server sees is the target's, though the channel connects to the address chosen above.
-    'grpc.default_authority': joinHostPort(host, port),
-    // A channel of its own: no connection is shared with, or kept for, another probe.
-    'grpc.use_local_subchannel_pool': 1,
-    'grpc.enable_retries': 0,
-  });
+  const resources = new Resources(logger);
+  // The deadline may fire while a phase waits; destroying everything then ends the stream at once.
+  const abort = (): void => resources.destroyAll();
+  deadline.signal.addEventListener('abort', abort, { once: true });
   logger.info('Checking gRPC health', { address, port, service: settings.service, tls: settings.tls });
-  let servingStatus: ServingStatus | undefined;
+  let servingStatus: string | undefined;
   let code: number;
-  let cancel: (() => void) | undefined;
+  let tls: TlsConnectionState | undefined;
   try {
-    const response = await new Promise<HealthCheckResponse>((resolve, reject) => {
-      const call = client.Check({ service: settings.service }, { deadline: new Date(deadline.at) }, (error: ServiceError | null, answer: HealthCheckResponse) =>
-        error ? reject(error) : resolve(answer),
-      );
-      // The signal may fire before grpc-js's own deadline timer (the handler aborts on its own terms).
-      cancel = () => call.cancel();
-      deadline.signal.addEventListener('abort', cancel, { once: true });
-    });
-    servingStatus = response.status;
-    code = GrpcStatus.OK;
-    // As upstream, the TLS facts come from a call that got an answer (and before the socket closes).
-    if (tlsSocket) recordTlsMetrics(tlsSocket, registry, !settings.tlsConfig.insecureSkipVerify, GRPC_TLS_METRICS);
+    const socket = await dial(deadline, { address, port, family }, tlsOptions && { ...tlsOptions, ALPNProtocols: ['h2'] }, resources);
+    if (tlsOptions) tls = tlsConnectionState(socket as TLSSocket);
+    // The name the server sees is the target's, though the connection goes to the address chosen above.
+    const authority = joinHostPort(host, port);
+    const scheme = tlsOptions ? 'https' : 'http';
+    const session: ClientHttp2Session = resources.own(http2Connect(`${scheme}://${authority}`, { createConnection: () => socket, settings: { enablePush: false } }));
+    const call = unaryCall(session, { scheme, authority, path: HEALTH_CHECK_PATH, message: encodeCheckRequest(settings.service) }, resources);
+    const answer = await beforeDeadline(deadline, 'check', call);
+    try {
+      servingStatus = servingStatusName(decodeCheckResponse(answer));
+    } catch (error) {
+      throw new GrpcCallError(GRPC_INTERNAL, `cannot decode the HealthCheckResponse: ${(error as Error).message}`);
+    }
+    code = GRPC_OK;
+    // As upstream, the TLS facts are reported for a call that got an answer.
+    if (tls) recordTlsMetrics(tls, registry, !settings.tlsConfig.insecureSkipVerify, GRPC_TLS_METRICS);
   } catch (error) {
-    const failure = error as ServiceError;
-    code = typeof failure.code === 'number' ? failure.code : GrpcStatus.UNKNOWN;
-    // Cancelled by the deadline's signal rather than grpc-js's timer: the same event, named as Go names it.
-    if (code === GrpcStatus.CANCELLED && deadline.signal.aborted) code = GrpcStatus.DEADLINE_EXCEEDED;
-    logger.error("can't connect grpc server", { err: failure.details ?? failure.message, code: GrpcStatus[code] });
+    code = statusOf(error);
+    logger.error("can't connect grpc server", { err: (error as Error).message, code: GRPC_CODE_NAMES[code] ?? String(code) });
   } finally {
-    if (cancel) deadline.signal.removeEventListener('abort', cancel);
-    channelCredentials.close();
-    client.close();
+    deadline.signal.removeEventListener('abort', abort);
     resources.destroyAll();
   }
   durations.set({ phase: 'check' }, (performance.now() - checkStarted) / 1000);
 
   for (const name of SERVING_STATUSES) healthResponse.set({ serving_status: name }, name === servingStatus ? 1 : 0);
+  // A status health.proto does not list gets a series of its own, named by its number, as upstream's does.
+  if (servingStatus !== undefined && !(SERVING_STATUSES as readonly string[]).includes(servingStatus)) healthResponse.set({ serving_status: servingStatus }, 1);
   statusCode.set(code);
-  const answeredOverTls = servingStatus !== undefined && tlsSocket !== undefined;
+  const answeredOverTls = servingStatus !== undefined && tls !== undefined;
   ssl.set(answeredOverTls ? 1 : 0);
   if (!answeredOverTls) {
     // Upstream registers this one whatever happened; kept so that the metric names stay the same.

@@ -1,8 +1,8 @@
 /**
  * One HTTP request and its response over a connection opened for it alone (no pooling: connecting and
  * the TLS handshake are part of what a probe measures), through an optional proxy, speaking HTTP/2 when
- * TLS ALPN agrees on it. Every socket, session and stream it opens is handed to the probe's Resources,
- * which the probe destroys when it ends or its deadline fires.
+ * TLS ALPN agrees on it. Every request, response, socket, session and stream it opens is owned by the
+ * probe's Resources from the moment it exists, and destroyed when the probe ends or its deadline fires.
  */
 import { once } from 'node:events';
 import { request as http1Request, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
@@ -15,6 +15,7 @@ import { beforeDeadline } from '../shared/deadline';
 import { connectTcp, secureSocket } from '../shared/dial';
 import { joinHostPort } from '../shared/host-port';
 import type { Resources } from '../shared/resources';
+import { tlsConnectionState, type TlsConnectionState } from '../shared/tls';
 import type { HeaderList } from './request';
 
 /** Instants (performance.now()) of one request, as upstream's client trace records them. */
@@ -67,7 +68,8 @@ export interface IncomingResponse {
   /** Every header line, name lower-cased, repeated headers kept apart. */
   readonly headers: ReadonlyArray<readonly [string, string]>;
   readonly body: Readable;
-  readonly tlsSocket?: TLSSocket;
+  /** The TLS session the response came over, when it did. */
+  readonly tls?: TlsConnectionState;
   /** The Content-Length header, -1 when absent or when the body is chunked. */
   readonly contentLength: number;
 }
@@ -77,6 +79,15 @@ function declaredLength(headers: ReadonlyArray<readonly [string, string]>, whenA
   const declared = headers.find(([name]) => name === 'content-length')?.[1];
   return declared === undefined || !/^\d+$/.test(declared.trim()) ? whenAbsent : Number(declared);
 }
+
+/**
+ * The most header bytes a response may have: Go's client takes up to 10 MB (MaxResponseHeaderBytes), where
+ * Node's default (16 KiB) would fail a probe that upstream passes.
+ */
+const MAX_RESPONSE_HEADER_BYTES = 10 << 20;
+
+/** Node's HTTP/2 client refuses more than 128 header fields by default; Go limits the bytes only. */
+const MAX_RESPONSE_HEADER_FIELDS = MAX_RESPONSE_HEADER_BYTES / 32;
 
 /** Headers HTTP/2 forbids; node refuses them on a stream. */
 const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);
@@ -133,21 +144,51 @@ function http2Headers(headers: Http2Headers): Array<[string, string]> {
   return pairs;
 }
 
-async function exchangeHttp1(socket: Socket, hop: Hop, path: string, request: OutgoingRequest, deadline: ProbeDeadline, timings: Timings, tlsSocket?: TLSSocket): Promise<IncomingResponse> {
+/** One request over a connection that is open: what to send, where, and what the probe holds. */
+interface OpenExchange {
+  readonly hop: Hop;
+  readonly path: string;
+  readonly request: OutgoingRequest;
+  readonly deadline: ProbeDeadline;
+  readonly timings: Timings;
+  readonly resources: Resources;
+}
+
+async function exchangeHttp1(socket: Socket, { hop, path, request, deadline, timings, resources }: OpenExchange, tls?: TlsConnectionState): Promise<IncomingResponse> {
   const outgoingHeaders = flatHeaders([['Host', [hop.host]], ...request.headers]);
   if (request.body) outgoingHeaders['Content-Length'] = String(request.body.length);
-  const outgoing = http1Request({ createConnection: () => socket, method: request.method, path, headers: outgoingHeaders, setHost: false });
+  const outgoing = resources.own(http1Request({ createConnection: () => socket, method: request.method, path, headers: outgoingHeaders, setHost: false, maxHeaderSize: MAX_RESPONSE_HEADER_BYTES }));
+  // Go keeps every header line; Node's client would drop those past the 2000th.
+  outgoing.maxHeadersCount = 0;
   const response = beforeDeadline(deadline, 'processing', once(outgoing, 'response') as Promise<[import('node:http').IncomingMessage]>);
   outgoing.end(request.body);
   const [incoming] = await response;
   timings.responseStart = performance.now();
   const headers = http1Headers(incoming.rawHeaders);
-  return { status: incoming.statusCode ?? 0, proto: `HTTP/${incoming.httpVersion}`, headers, body: incoming, tlsSocket, contentLength: declaredLength(headers, -1) };
+  return { status: incoming.statusCode ?? 0, proto: `HTTP/${incoming.httpVersion}`, headers, body: incoming, tls, contentLength: declaredLength(headers, -1) };
 }
 
-async function exchangeHttp2(tlsSocket: TLSSocket, hop: Hop, path: string, request: OutgoingRequest, deadline: ProbeDeadline, timings: Timings, resources: Resources): Promise<IncomingResponse> {
-  const session = resources.add(http2Connect(`https://${hop.host}`, { createConnection: () => tlsSocket }));
-  session.on('error', () => undefined);
+/**
+ * The response head of `stream`. Waiting on the 'response' event alone would wait for the deadline when the
+ * connection is reset before the head: the stream then closes without an error of its own.
+ */
+function http2ResponseHead(stream: ClientHttp2Stream): Promise<Http2Headers> {
+  return new Promise((resolve, reject) => {
+    stream.once('response', resolve);
+    stream.once('error', reject);
+    stream.once('close', () => reject(new Error(`the stream closed before the response head (HTTP/2 error code ${stream.rstCode ?? 'none'})`)));
+  });
+}
+
+async function exchangeHttp2(tlsSocket: TLSSocket, tls: TlsConnectionState, { hop, path, request, deadline, timings, resources }: OpenExchange): Promise<IncomingResponse> {
+  // A server push is nothing a probe asked for.
+  const session = resources.own(
+    http2Connect(`https://${hop.host}`, {
+      createConnection: () => tlsSocket,
+      maxHeaderListPairs: MAX_RESPONSE_HEADER_FIELDS,
+      settings: { enablePush: false, maxHeaderListSize: MAX_RESPONSE_HEADER_BYTES },
+    }),
+  );
   const headers: OutgoingHttpHeaders = {
     [http2Constants.HTTP2_HEADER_METHOD]: request.method,
     [http2Constants.HTTP2_HEADER_PATH]: path,
@@ -156,13 +197,13 @@ async function exchangeHttp2(tlsSocket: TLSSocket, hop: Hop, path: string, reque
   };
   for (const [name, values] of request.headers) if (!CONNECTION_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = values.length === 1 ? values[0] : values;
   if (request.body) headers['content-length'] = String(request.body.length);
-  const stream: ClientHttp2Stream = resources.add(session.request(headers, { endStream: !request.body }));
-  const response = beforeDeadline(deadline, 'processing', once(stream, 'response') as Promise<[Http2Headers]>);
+  const stream: ClientHttp2Stream = resources.own(session.request(headers, { endStream: !request.body }));
+  const response = beforeDeadline(deadline, 'processing', http2ResponseHead(stream));
   if (request.body) stream.end(request.body);
-  const [incoming] = await response;
+  const incoming = await response;
   timings.responseStart = performance.now();
   const received = http2Headers(incoming);
-  return { status: Number(incoming[':status'] ?? 0), proto: 'HTTP/2.0', headers: received, body: stream, tlsSocket, contentLength: declaredLength(received, -1) };
+  return { status: Number(incoming[':status'] ?? 0), proto: 'HTTP/2.0', headers: received, body: stream, tls, contentLength: declaredLength(received, -1) };
 }
 
 /** Sends `request` to `hop` over a new connection and resolves with the response head; the body is left to read. */
@@ -185,14 +226,16 @@ export async function exchange(hop: Hop, request: OutgoingRequest, settings: Exc
     socket = await connectTcp(deadline, { address: hop.address, port: hop.port, source: settings.sourceAddress }, resources);
   }
   timings.connectDone = performance.now();
+  const open: OpenExchange = { hop, path, request, deadline, timings, resources };
   if (!hop.tls) {
     timings.gotConn = timings.connectDone;
-    return exchangeHttp1(socket, hop, path, request, deadline, timings);
+    return exchangeHttp1(socket, open);
   }
   timings.tlsStart = performance.now();
   const tlsSocket = await secureSocket(deadline, 'tls', socket, { ...settings.tlsOptions, ALPNProtocols: settings.enableHttp2 ? ['h2', 'http/1.1'] : undefined }, resources);
   timings.tlsDone = performance.now();
   timings.gotConn = timings.tlsDone;
-  if (tlsSocket.alpnProtocol === 'h2') return exchangeHttp2(tlsSocket, hop, path, request, deadline, timings, resources);
-  return exchangeHttp1(tlsSocket, hop, path, request, deadline, timings, tlsSocket);
+  const tls = tlsConnectionState(tlsSocket);
+  if (tlsSocket.alpnProtocol === 'h2') return exchangeHttp2(tlsSocket, tls, open);
+  return exchangeHttp1(tlsSocket, open, tls);
 }

@@ -126,7 +126,7 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
     }
   }
 
-  const resources = new Resources();
+  const resources = new Resources(logger);
   const abort = (): void => resources.destroyAll();
   deadline.signal.addEventListener('abort', abort, { once: true });
   const exchanges: Exchanges = { hops: [], redirects: 0, requestErrored: false };
@@ -151,7 +151,7 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
       return false;
     }
     await sendFollowingRedirects(exchanges, { http, targetUrl, firstAddress, serverName, firstTlsOptions, proxy, deadline, resources, logger }, request);
-    if (exchanges.final) verdict = await judge(exchanges.final, exchanges.requestErrored, http, deadline, logger, regexGauge);
+    if (exchanges.final) verdict = await judge(exchanges.final, exchanges.requestErrored, http, deadline, resources, logger, regexGauge);
     exchanges.hops[exchanges.hops.length - 1].timings.end = performance.now();
   } catch (error) {
     logger.error('Error for HTTP request', { err: error as Error });
@@ -167,9 +167,9 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
     const modifiedAt = lastModified === undefined ? NaN : Date.parse(lastModified);
     if (!Number.isNaN(modifiedAt)) gauge(registry, PROBE_HTTP_LAST_MODIFIED).set(Math.floor(modifiedAt / 1000));
     versionGauge.set(Number(final.proto.replace('HTTP/', '')));
-    if (final.tlsSocket) {
+    if (final.tls) {
       sslGauge.set(1);
-      recordTlsMetrics(final.tlsSocket, registry, !http.tls.insecureSkipVerify);
+      recordTlsMetrics(final.tls, registry, !http.tls.insecureSkipVerify);
       if (http.failIfSsl) {
         logger.error('Final request was over SSL');
         success = false;
@@ -281,6 +281,8 @@ async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, fi
     }
     response.body.destroy();
     const next = new URL(location, url);
+    // Go's client follows http and https only; any other scheme fails the request, as it does upstream.
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new Error(`redirect to ${next.protocol}// refused: unsupported protocol scheme "${next.protocol.slice(0, -1)}"`);
     if (next.host !== url.host) {
       request = { ...request, headers: request.headers.filter(([name]) => !SENSITIVE_HEADERS.has(name.toLowerCase())) };
       // A Host set by the module or the hostname parameter only holds for relative redirects, as in Go.
@@ -298,7 +300,7 @@ interface Verdict {
 }
 
 /** Upstream's checks of the final response, in its order: status, headers, body (read to the end), HTTP version. */
-async function judge(final: IncomingResponse, requestErrored: boolean, http: HttpSettings, deadline: ProbeDeadline, logger: ProbeLogger, regexGauge: Gauge): Promise<Verdict> {
+async function judge(final: IncomingResponse, requestErrored: boolean, http: HttpSettings, deadline: ProbeDeadline, resources: Resources, logger: ProbeLogger, regexGauge: Gauge): Promise<Verdict> {
   let success: boolean;
   if (http.validStatusCodes.length > 0) {
     success = http.validStatusCodes.includes(final.status);
@@ -316,7 +318,7 @@ async function judge(final: IncomingResponse, requestErrored: boolean, http: Htt
   let bodyRead = false;
   if (!requestErrored) {
     try {
-      const body = await readBody(final, http, success && bodyRegexps, deadline);
+      const body = await readBody(final, http, success && bodyRegexps, deadline, resources);
       bodyLength = body.length;
       bodyRead = true;
       if (success && bodyRegexps) {

@@ -1,8 +1,8 @@
 /**
  * The one dialer of the probers: a TCP connection from an optional source address, and TLS over a
- * connection (at once, after a proxy's CONNECT, at a STARTTLS step, or on a socket grpc-js opened), each
- * within the probe's deadline. Every socket it opens joins the probe's resources, which the prober
- * destroys when it ends, whatever happened.
+ * connection (at once, after a proxy's CONNECT, at a STARTTLS step), each within the probe's deadline.
+ * Every socket it opens is owned by the probe's resources from the moment it exists (an error listener at
+ * once, destroyed when the probe ends, whatever happened).
  */
 import { connect as connectNet, type Socket } from 'node:net';
 import { connect as connectTls, type ConnectionOptions, type TLSSocket } from 'node:tls';
@@ -33,7 +33,7 @@ function settled(socket: Socket, event: 'connect' | 'secureConnect'): Promise<vo
  * writes (a query line, a DNS message) go out at once rather than after the peer's acknowledgement.
  */
 export async function connectTcp(deadline: ProbeDeadline, endpoint: Endpoint, resources: Resources): Promise<Socket> {
-  const socket = resources.add(connectNet({ host: endpoint.address, port: endpoint.port, family: endpoint.family, localAddress: endpoint.source, noDelay: true }));
+  const socket = resources.own(connectNet({ host: endpoint.address, port: endpoint.port, family: endpoint.family, localAddress: endpoint.source, noDelay: true }));
   await beforeDeadline(deadline, 'connect', settled(socket, 'connect'));
   return socket;
 }
@@ -43,7 +43,7 @@ export async function connectTcp(deadline: ProbeDeadline, endpoint: Endpoint, re
  * deadline error. A certificate that fails verification rejects, unless the options say not to verify.
  */
 export async function secureSocket(deadline: ProbeDeadline, phase: string, socket: Socket, options: ConnectionOptions, resources: Resources): Promise<TLSSocket> {
-  const secured = resources.add(connectTls({ ...options, socket }));
+  const secured = resources.own(connectTls({ ...options, socket }));
   await beforeDeadline(deadline, phase, settled(secured, 'secureConnect'));
   return secured;
 }

@@ -122,12 +122,31 @@ export interface OptionalTlsMetrics {
 const ALL_TLS_METRICS: OptionalTlsMetrics = { lastChainExpiry: true, cipher: true };
 
 /**
- * Registers and sets the TLS metrics of an established connection: probe_ssl_earliest_cert_expiry,
+ * What a TLS connection established, as Go's ConnectionState: read once, right after the handshake, since
+ * the metrics are recorded later, when the server may have closed the connection already (a socket that is
+ * closed tells nothing of its session).
+ */
+export interface TlsConnectionState {
+  /** The certificates the server sent, leaf first. */
+  readonly sent: readonly X509Certificate[];
+  readonly authorized: boolean;
+  /** As Node names it: TLSv1.3... */
+  readonly protocol: string;
+  readonly cipher: string;
+}
+
+export function tlsConnectionState(socket: TLSSocket): TlsConnectionState {
+  const negotiated = socket.getCipher();
+  return { sent: sentCertificates(socket), authorized: socket.authorized, protocol: socket.getProtocol() ?? '', cipher: negotiated.standardName ?? negotiated.name };
+}
+
+/**
+ * Registers and sets the TLS metrics of a connection: probe_ssl_earliest_cert_expiry,
  * probe_ssl_last_chain_info, probe_tls_version_info, and (as `optional` says, by default both)
  * probe_ssl_last_chain_expiry_timestamp_seconds and probe_tls_cipher_info. `verified` says whether the
  * chain was verified (not insecure_skip_verify).
  */
-export function recordTlsMetrics(socket: TLSSocket, registry: Registry, verified: boolean, optional: OptionalTlsMetrics = ALL_TLS_METRICS): void {
+export function recordTlsMetrics(state: TlsConnectionState, registry: Registry, verified: boolean, optional: OptionalTlsMetrics = ALL_TLS_METRICS): void {
   const earliest = gauge(registry, PROBE_SSL_EARLIEST_CERT_EXPIRY);
   const version = gauge(registry, PROBE_TLS_VERSION_INFO, ['version']);
   const lastChain = optional.lastChainExpiry ? gauge(registry, PROBE_SSL_LAST_CHAIN_EXPIRY) : undefined;
@@ -139,16 +158,12 @@ export function recordTlsMetrics(socket: TLSSocket, registry: Registry, verified
   });
   const cipher = optional.cipher ? gauge(registry, PROBE_TLS_CIPHER_INFO, ['cipher']) : undefined;
 
-  const sent = sentCertificates(socket);
+  const sent = state.sent;
   const earliestExpiry = (chain: readonly X509Certificate[]): number => Math.min(...chain.map((certificate) => unixSeconds(certificate.validTo)));
   earliest.set(sent.length > 0 ? earliestExpiry(sent) : 0);
-  lastChain?.set(verified && socket.authorized && sent.length > 0 ? earliestExpiry(verifiedChain(sent)) : UNVERIFIED_CHAIN_EXPIRY);
-  const protocol = socket.getProtocol() ?? '';
-  version.set({ version: VERSION_LABELS[protocol] ?? 'unknown' }, 1);
-  if (cipher) {
-    const negotiated = socket.getCipher();
-    cipher.set({ cipher: negotiated.standardName ?? negotiated.name }, 1);
-  }
+  lastChain?.set(verified && state.authorized && sent.length > 0 ? earliestExpiry(verifiedChain(sent)) : UNVERIFIED_CHAIN_EXPIRY);
+  version.set({ version: VERSION_LABELS[state.protocol] ?? 'unknown' }, 1);
+  cipher?.set({ cipher: state.cipher }, 1);
 
   const leaf = sent[0];
   if (leaf) {

@@ -14,7 +14,7 @@ import { resolveTargetAddress } from '../shared/address';
 import { beforeDeadline } from '../shared/deadline';
 import { Resources } from '../shared/resources';
 import { dial, secureSocket } from '../shared/dial';
-import { recordTlsMetrics, tlsConnectionOptions } from '../shared/tls';
+import { recordTlsMetrics, tlsConnectionOptions, tlsConnectionState } from '../shared/tls';
 import type { ProbeDeadline, ProbeLogger, Prober } from '../types';
 import { StreamReader } from './stream-reader';
 
@@ -35,7 +35,7 @@ async function openConnection(deadline: ProbeDeadline, host: string, port: numbe
   logger.info(settings.tls ? 'Dialing TCP with TLS' : 'Dialing TCP without TLS', { address: resolved.address, port });
   const endpoint = { address: resolved.address, port, family: resolved.family, source: settings.sourceAddress };
   const socket = await dial(deadline, endpoint, tlsOptions, resources);
-  if (tlsOptions) recordTlsMetrics(socket as TLSSocket, registry, !settings.tlsConfig.insecureSkipVerify, TCP_TLS_METRICS);
+  if (tlsOptions) recordTlsMetrics(tlsConnectionState(socket as TLSSocket), registry, !settings.tlsConfig.insecureSkipVerify, TCP_TLS_METRICS);
   return socket;
 }
 
@@ -45,7 +45,7 @@ async function startTls(connection: Connection, deadline: ProbeDeadline, host: s
   const secured = await secureSocket(deadline, 'starttls', connection.socket, options, connection.resources);
   connection.socket = secured;
   connection.reader = new StreamReader(secured);
-  recordTlsMetrics(secured, registry, !settings.tlsConfig.insecureSkipVerify, TCP_TLS_METRICS);
+  recordTlsMetrics(tlsConnectionState(secured), registry, !settings.tlsConfig.insecureSkipVerify, TCP_TLS_METRICS);
 }
 
 /** Writes `line` and a newline, as upstream's Fprintf("%s\n"). */
@@ -145,7 +145,7 @@ export const probeTcp: Prober<'tcp'> = async (deadline, target, module, registry
     return false;
   }
   const { host, port } = parsed.target;
-  const resources = new Resources();
+  const resources = new Resources(logger);
   try {
     const socket = await openConnection(deadline, host, port, settings, registry, logger, resources);
     const connection: Connection = { socket, reader: new StreamReader(socket), resources };

@@ -1,8 +1,10 @@
+import * as dnsPacket from 'dns-packet';
 import type { ModuleInput } from '../../../src/config/schema';
 import { metricNames, metricValue } from '../../../loopback/metrics-text';
 import { handlesLeftAfter, openHandles } from '../../../../test/support/open-handles';
 import { runModule } from '../../support/probe-run';
 import { SOA_SERIAL, ZONE, startDnsTestServer, type DnsTestServer } from '../../../loopback/dns-test-server';
+import { startHostileUdpServer } from '../../../loopback/hostile-server';
 import { makeTlsFixtures, type TlsFixtures } from '../../../loopback/tls-fixtures';
 
 type DnsSettings = NonNullable<ModuleInput['dns']>;
@@ -198,5 +200,23 @@ describe('dns prober', () => {
     const direct6 = await probe({ preferred_ip_protocol: 'ip6' }, `[::1]:${server6.port}`);
     expect(direct6.success).toBe(true);
     expect(metricValue(direct6.samples, 'probe_ip_protocol')).toBe(6);
+  });
+});
+
+describe('dns prober against an answer cut short', () => {
+  it('fails the probe instead of reading the missing bytes as an address', async () => {
+    // The whole answer less its last three bytes: an A record of one byte instead of four.
+    const server = await startHostileUdpServer((query, reply) => {
+      const { id, questions } = dnsPacket.decode(query);
+      reply(dnsPacket.encode({ type: 'response', id, questions, answers: [{ name: `www.${ZONE}`, type: 'A', ttl: 300, data: '127.0.0.1' }] }).subarray(0, -3));
+    });
+    try {
+      const run = await runModule(dnsModule({ validate_answer_rrs: { fail_if_not_matches_regexp: ['\\tA\\t'] } }), `127.0.0.1:${server.port}`);
+      expect(run.success).toBe(false);
+      expect(run.log).toMatch(/cut short/);
+      expect(run.log).not.toContain('undefined');
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -52,6 +52,14 @@ function handler(request: IncomingMessage, response: ServerResponse): void {
   switch (url.pathname) {
     case '/ok':
       return void response.end('hello world');
+    case '/ftp':
+      // To the same server and port: a client that followed it as plain HTTP would get 200.
+      response.writeHead(302, { Location: `ftp://${request.headers.host}/ok` });
+      return void response.end();
+    case '/big-headers':
+      // 40 KiB of headers in 320 fields: legal, past Node's default limits (16 KiB; 128 fields over HTTP/2), well within Go's 10 MB.
+      for (let index = 0; index < 320; index += 1) response.setHeader(`X-Filler-${index}`, 'x'.repeat(128));
+      return void response.end('hello world');
     case '/loop':
       response.writeHead(301, { Location: '/loop' });
       return void response.end();
@@ -202,6 +210,9 @@ describeWithBinaries([REFERENCE_EXPORTER])('differential: reference blackbox_exp
     ['http_2xx through a redirect chain', 'http_2xx', () => `${http}/redirect/3`],
     ['http_2xx through a redirect chain over TLS', 'http_2xx', () => `${https}/redirect/2`],
     ['http_2xx in a redirect loop', 'http_2xx', () => `${http}/loop`],
+    ['http_2xx redirected to ftp://', 'http_2xx', () => `${http}/ftp`],
+    ['http_2xx with 40 KiB of response headers', 'http_2xx', () => `${http}/big-headers`],
+    ['http_2xx with 40 KiB of response headers over HTTP/2', 'http_2xx', () => `${https}/big-headers`],
     ['http_2xx on a closed port', 'http_2xx', () => `http://127.0.0.1:${closedPort}/`],
     ['http_2xx on a bare host:port target', 'http_2xx', () => `${http.replace('http://', '')}/ok`],
     ['http_2xx_with_header sends the headers', 'http_2xx_with_header', () => `${http}/auth`],

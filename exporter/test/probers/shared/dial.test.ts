@@ -7,6 +7,7 @@
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { Resources } from '../../../src/probers/shared/resources';
+import { quietProbeLog } from '../../support/probe-run';
 import { DeadlineExceeded, deadlineIn } from '../../../src/probers/shared/deadline';
 import { connectTcp, dial, secureSocket } from '../../../src/probers/shared/dial';
 import { handlesLeftAfter, openHandles } from '../../../../test/support/open-handles';
@@ -32,7 +33,7 @@ describe("the probers' dialer", () => {
   it('destroys a TLS connection and the TCP socket under it, outermost first, leaving nothing open', async () => {
     const before = openHandles();
     for (const version of ['TLSv1.2', 'TLSv1.3'] as const) {
-      const resources = new Resources();
+      const resources = new Resources(quietProbeLog());
       const deadline = deadlineIn(2000);
       const socket = await dial(deadline, { address: '127.0.0.1', port: tlsServer.port, family: 4 }, { ca: fixtures.ca, servername: 'localhost', maxVersion: version }, resources);
       expect((socket as TLSSocket).getProtocol()).toBe(version);
@@ -46,7 +47,7 @@ describe("the probers' dialer", () => {
   });
 
   it('connects from the source address it is given', async () => {
-    const resources = new Resources();
+    const resources = new Resources(quietProbeLog());
     const deadline = deadlineIn(2000);
     try {
       const socket = await connectTcp(deadline, { address: '127.0.0.1', port: silentServer.port, source: '127.0.0.2' }, resources);
@@ -64,7 +65,7 @@ describe("the probers' dialer", () => {
     await new Promise((resolve) => closed.once('listening', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const resources = new Resources();
+    const resources = new Resources(quietProbeLog());
     const deadline = deadlineIn(2000);
     await expect(connectTcp(deadline, { address: '127.0.0.1', port }, resources)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     resources.destroyAll();
@@ -73,7 +74,7 @@ describe("the probers' dialer", () => {
 
   it('handshakes TLS over a connection already open, and names the step when the deadline cuts it', async () => {
     const before = openHandles();
-    const resources = new Resources();
+    const resources = new Resources(quietProbeLog());
     const deadline = deadlineIn(300);
     const started = performance.now();
     const plain = await connectTcp(deadline, { address: '127.0.0.1', port: silentServer.port }, resources);
@@ -88,7 +89,7 @@ describe("the probers' dialer", () => {
   });
 
   it('refuses a server certificate it cannot verify', async () => {
-    const resources = new Resources();
+    const resources = new Resources(quietProbeLog());
     const deadline = deadlineIn(2000);
     const plain = await connectTcp(deadline, { address: '127.0.0.1', port: tlsServer.port }, resources);
     await expect(secureSocket(deadline, 'tls', plain, { servername: 'localhost' }, resources)).rejects.toThrow(/self.signed|unable to (get|verify)/i);

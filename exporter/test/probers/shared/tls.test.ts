@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { compileTlsConfig, tlsConfigSchema, type TlsConfig } from '../../../src/probers/shared/tls-config';
-import { recordTlsMetrics, tlsConnectionOptions, UNVERIFIED_CHAIN_EXPIRY } from '../../../src/probers/shared/tls';
+import { recordTlsMetrics, tlsConnectionOptions, tlsConnectionState, UNVERIFIED_CHAIN_EXPIRY } from '../../../src/probers/shared/tls';
 import { makeTlsFixtures, type TlsFixtures } from '../../../loopback/tls-fixtures';
 import { metricValue, parseMetrics } from '../../../loopback/metrics-text';
 
@@ -100,11 +100,15 @@ describe('TLS options from tls_config', () => {
 });
 
 describe('TLS metrics', () => {
-  it('records expiries, leaf information, version and cipher', async () => {
+  it('records expiries, leaf information, version and cipher, from the session as the handshake left it', async () => {
     const socket = await handshake({ ca_file: pki.caFile });
-    const registry = new Registry();
-    recordTlsMetrics(socket, registry, true);
+    const state = tlsConnectionState(socket);
+    // The server may close before the probe records its metrics; a closed socket tells nothing of its session.
     socket.destroy();
+    await once(socket, 'close');
+    expect(socket.getCipher()).toBeNull();
+    const registry = new Registry();
+    recordTlsMetrics(state, registry, true);
     const samples = parseMetrics(await registry.metrics());
     expect(metricValue(samples, 'probe_ssl_earliest_cert_expiry')).toBe(pki.serverNotAfter);
     expect(metricValue(samples, 'probe_ssl_last_chain_expiry_timestamp_seconds')).toBe(pki.serverNotAfter);
@@ -136,7 +140,7 @@ describe('TLS metrics', () => {
         const socket = connect({ ...options, host: '127.0.0.1', port: (sending.address() as AddressInfo).port });
         await once(socket, 'secureConnect');
         const registry = new Registry();
-        recordTlsMetrics(socket, registry, !config.insecure_skip_verify);
+        recordTlsMetrics(tlsConnectionState(socket), registry, !config.insecure_skip_verify);
         socket.destroy();
         return parseMetrics(await registry.metrics());
       } finally {
@@ -162,7 +166,7 @@ describe('TLS metrics', () => {
   it('reports no verified chain when verification was skipped, as upstream', async () => {
     const socket = await handshake({ insecure_skip_verify: true });
     const registry = new Registry();
-    recordTlsMetrics(socket, registry, false);
+    recordTlsMetrics(tlsConnectionState(socket), registry, false);
     socket.destroy();
     const samples = parseMetrics(await registry.metrics());
     expect(metricValue(samples, 'probe_ssl_last_chain_expiry_timestamp_seconds')).toBe(UNVERIFIED_CHAIN_EXPIRY);
