@@ -148,8 +148,7 @@ export class Exporter {
       // A request line without a version is HTTP/0.9, which Go's server refuses; so does this one.
       if (request.httpVersionMajor < 1) {
         response.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
-        response.end('Bad Request: the request line needs an HTTP version
-');
+        response.end('Bad Request: the request line needs an HTTP version\n');
         return;
       }
       this.route(request, response).catch((error: unknown) => {
