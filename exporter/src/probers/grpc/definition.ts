@@ -38,7 +38,15 @@ export const grpcTarget: TargetGrammar<GrpcServer> = {
     const hostAndPort = withoutScheme.replace(/\/.*$/, '');
     const path = withoutScheme.slice(hostAndPort.length).replace(/^\/$/, '');
     const split = splitHostPort(hostAndPort);
-    const host = split?.host ?? unbracket(hostAndPort);
+    // Upstream reads the target as a URL, where a zone is written %25 (RFC 6874): [fe80::1%25eth0]:50051.
+    const written = split?.host ?? unbracket(hostAndPort);
+    const zoned = /^([0-9A-Fa-f:.]+)%25(.+)$/.exec(written);
+    let host = written;
+    try {
+      if (zoned) host = `${zoned[1]}%${decodeURIComponent(zoned[2])}`;
+    } catch {
+      return refused(`has an invalid zone ${zoned?.[2]}; write an interface name, for example [fe80::1%25eth0]:50051`);
+    }
     const port = split && portNumber(split.port);
     if (split && port === undefined) return refused(portProblem(split.port));
     if (host === '') return refused('has no host; write host:port, for example grpc.example.com:443');

@@ -12,7 +12,7 @@ import { GRPC_PHASES, PROBE_GRPC_DURATION, PROBE_GRPC_HEALTHCHECK_RESPONSE, PROB
 import { resolveTargetAddress } from '../shared/address';
 import { beforeDeadline, DeadlineExceeded, ProbeInterrupted } from '../shared/deadline';
 import { dial } from '../shared/dial';
-import { joinHostPort } from '../shared/host-port';
+import { joinHostPort, withoutZone } from '../shared/host-port';
 import { Resources } from '../shared/resources';
 import { recordTlsMetrics, tlsConnectionOptions, tlsConnectionState, type TlsConnectionState } from '../shared/tls';
 import type { Prober } from '../types';
@@ -89,7 +89,7 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
     const socket = await dial(deadline, { address, port, family }, tlsOptions && { ...tlsOptions, ALPNProtocols: ['h2'] }, resources);
     if (tlsOptions) tls = tlsConnectionState(socket as TLSSocket);
     // The name the server sees is the target's, though the connection goes to the address chosen above.
-    const authority = joinHostPort(host, port);
+    const authority = joinHostPort(withoutZone(host), port);
     const scheme = tlsOptions ? 'https' : 'http';
     const session: ClientHttp2Session = resources.own(http2Connect(`${scheme}://${authority}`, { createConnection: () => socket, settings: { enablePush: false } }));
     const call = unaryCall(session, { scheme, authority, path: HEALTH_CHECK_PATH, message: encodeCheckRequest(settings.service) }, resources);

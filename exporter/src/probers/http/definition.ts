@@ -239,10 +239,32 @@ function httpWithAbsolutePaths(http: HttpSection, absolute: (path: string) => st
   };
 }
 
-export interface HttpTarget {
+/** A URL whose host may be an IPv6 address with a zone, which WHATWG URLs cannot hold: the zone is kept beside it. */
+export interface ZonedUrl {
+  /** The URL without the zone: its host is what the Host header says, as Go's client strips the zone there too. */
   readonly url: URL;
+  /** The zone (an interface name or index), when the host is written `[fe80::1%25eth0]` as RFC 6874 has it. */
+  readonly zone?: string;
+}
+
+export interface HttpTarget extends ZonedUrl {
   /** Whether the target was written with its scheme (http:// or https://, in lower case). */
   readonly schemeWritten: boolean;
+}
+
+/** `//[v6%25zone]` at the start of a URL's authority (after any scheme and user info). */
+const ZONED_AUTHORITY = /^((?:[A-Za-z][A-Za-z0-9+.-]*:)?\/\/(?:[^/?#@[\]]*@)?\[[0-9A-Fa-f:.]+)%25([^\]/?#]+)\]/;
+
+/**
+ * Parses `text` (against `base` when relative: a path keeps the base's host and zone) with a zone written as
+ * Go's url.Parse reads it, `%25` then the escaped zone. Throws as `new URL` does.
+ */
+export function parseZonedUrl(text: string, base?: ZonedUrl): ZonedUrl {
+  const zoned = ZONED_AUTHORITY.exec(text);
+  if (zoned) return { url: new URL(`${zoned[1]}]${text.slice(zoned[0].length)}`, base?.url), zone: decodeURIComponent(zoned[2]) };
+  const url = new URL(text, base?.url);
+  const hasAuthority = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)?\/\//.test(text.trimStart());
+  return hasAuthority || base?.zone === undefined ? { url } : { url, zone: base.zone };
 }
 
 /** A URL; as upstream, a target that does not start with exactly http:// or https:// is taken as http://. */
@@ -250,7 +272,7 @@ export const httpTarget: TargetGrammar<HttpTarget> = {
   parse(target) {
     const schemeWritten = /^https?:\/\//.test(target);
     try {
-      return accepted({ url: new URL(schemeWritten ? target : `http://${target}`), schemeWritten });
+      return accepted({ ...parseZonedUrl(schemeWritten ? target : `http://${target}`), schemeWritten });
     } catch {
       return refused('is not a URL; write it as http://host[:port]/path or https://host[:port]/path');
     }

@@ -6,7 +6,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import type { Gauge } from 'prom-client';
-import { httpTarget, type HttpSettings } from './definition';
+import { httpTarget, parseZonedUrl, type HttpSettings } from './definition';
 import { PROBE_FAILED_DUE_TO_REGEX, gauge, phaseGauge } from '../../metrics';
 import {
   HTTP_PHASES,
@@ -34,7 +34,7 @@ export const MAX_REDIRECTS = 10;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-/** Headers not sent to another host after a redirect, as Go's client drops them. */
+/** Headers not sent to another origin after a redirect (Go's client drops them for another host). */
 const SENSITIVE_HEADERS = new Set(['authorization', 'cookie', 'www-authenticate']);
 
 function headerValues(response: IncomingResponse, name: string): string[] {
@@ -111,7 +111,9 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
     return false;
   }
   const targetUrl = parsed.target.url;
-  const targetHost = unbracket(targetUrl.hostname);
+  const targetZone = parsed.target.zone;
+  // A zone stays on the address that is resolved and dialled (fe80::1%eth0), as in Go.
+  const targetHost = withZone(unbracket(targetUrl.hostname), targetZone);
   const proxy = http.proxy;
 
   let firstAddress = targetHost;
@@ -143,14 +145,14 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
         request = { ...request, authorization: `Basic ${Buffer.from(userinfo).toString('base64')}` };
       }
       // Upstream checks the certificate against server_name, else the Host header, else the target host.
-      serverName = http.tls.serverName || request.host?.replace(/:\d+$/, '') || targetHost;
+      serverName = http.tls.serverName || request.host?.replace(/:\d+$/, '') || unbracket(targetUrl.hostname);
       // Reading the TLS files now turns a missing ca_file into a clear failure before any connection.
       if (targetUrl.protocol === 'https:') firstTlsOptions = await tlsConnectionOptions({ ...http.tls, serverName }, serverName);
     } catch (error) {
       logger.error('Error preparing the request', { err: error as Error });
       return false;
     }
-    await sendFollowingRedirects(exchanges, { http, targetUrl, firstAddress, serverName, firstTlsOptions, proxy, deadline, resources, logger }, request);
+    await sendFollowingRedirects(exchanges, { http, targetUrl, targetZone, firstAddress, serverName, firstTlsOptions, proxy, deadline, resources, logger }, request);
     if (exchanges.final) verdict = await judge(exchanges.final, exchanges.requestErrored, http, deadline, resources, logger, regexGauge);
     exchanges.hops[exchanges.hops.length - 1].timings.end = performance.now();
   } catch (error) {
@@ -189,6 +191,11 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
   return success;
 };
 
+/** `fe80::1` with zone `eth0` is dialled as `fe80::1%eth0`. */
+function withZone(host: string, zone: string | undefined): string {
+  return zone === undefined ? host : `${host}%${zone}`;
+}
+
 /** What the request and its redirects produced so far (kept when a later hop fails, for the metrics). */
 interface Exchanges {
   readonly hops: HopResult[];
@@ -201,6 +208,7 @@ interface Exchanges {
 interface Journey {
   readonly http: HttpSettings;
   readonly targetUrl: URL;
+  readonly targetZone?: string;
   readonly firstAddress: string;
   readonly serverName: string;
   /** TLS options for `serverName`, made while preparing the request (an https target only). */
@@ -223,15 +231,16 @@ async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, fi
   const cookies = new Map<string, Map<string, string>>();
   let request = firstRequest;
   let url = targetUrl;
+  let zone = journey.targetZone;
   let hostOverride = request.host;
   let address = journey.firstAddress;
   for (;;) {
     const timings: Timings = { start: performance.now(), dnsDone: performance.now() };
-    const sameHost = url.host === targetUrl.host;
+    const sameHost = url.host === targetUrl.host && zone === journey.targetZone;
     const hopHost = unbracket(url.hostname);
     if (exchanges.hops.length > 0 && !sameHost) {
       // A redirect to another host resolves it as any client would; the time counts as resolve.
-      address = hopHost;
+      address = withZone(hopHost, zone);
       if (isIP(hopHost) === 0 && !(http.skipResolvePhaseWithProxy && proxy)) {
         address = (await beforeDeadline(deadline, 'resolve', lookup(hopHost))).address;
       }
@@ -280,16 +289,20 @@ async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, fi
       return;
     }
     response.body.destroy();
-    const next = new URL(location, url);
+    const { url: next, zone: nextZone } = parseZonedUrl(location, { url, zone });
     // Go's client follows http and https only; any other scheme fails the request, as it does upstream.
     if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new Error(`redirect to ${next.protocol}// refused: unsupported protocol scheme "${next.protocol.slice(0, -1)}"`);
-    if (next.host !== url.host) {
-      request = { ...request, headers: request.headers.filter(([name]) => !SENSITIVE_HEADERS.has(name.toLowerCase())) };
-      // A Host set by the module or the hostname parameter only holds for relative redirects, as in Go.
-      hostOverride = undefined;
+    if (next.origin !== url.origin || nextZone !== zone) {
+      // Credentials are for the origin they were configured for (scheme, host and port, as fetch and curl
+      // see it); upstream's client sends them on to any host it is redirected to.
+      const { secretHeaders } = request;
+      request = { ...request, authorization: undefined, headers: request.headers.filter(([name]) => !SENSITIVE_HEADERS.has(name.toLowerCase()) && !secretHeaders.has(name.toLowerCase())) };
     }
+    // A Host set by the module or the hostname parameter only holds for relative redirects, as in Go.
+    if (next.host !== url.host || nextZone !== zone) hostOverride = undefined;
     request = redirectedRequest(response.status, request);
     url = next;
+    zone = nextZone;
   }
 }
 

@@ -13,6 +13,8 @@ export type Secret = { readonly text: string } | { readonly file: string; readon
 export interface HeaderPlan {
   readonly name: string;
   readonly values: readonly Secret[];
+  /** Whether a value comes from http_headers' secrets or files: a credential, not sent to another origin. */
+  readonly secret: boolean;
 }
 
 export type AuthorizationPlan = { readonly kind: 'basic'; readonly username: Secret; readonly password: Secret } | { readonly kind: 'scheme'; readonly type: string; readonly credentials: Secret };
@@ -22,7 +24,7 @@ export interface RequestPlan {
   /** Host header the module sets; the probe's `hostname` parameter comes first. */
   readonly hostHeader?: string;
   readonly headers: readonly HeaderPlan[];
-  /** Sent on every hop, redirects to other hosts included, as upstream's client does. */
+  /** Sent on every hop to the target's origin; a redirect to another origin drops it (../http/probe.ts). */
   readonly authorization?: AuthorizationPlan;
   readonly body?: { readonly bytes: Buffer } | { readonly file: string };
 }
@@ -62,6 +64,7 @@ function authorizationPlan(http: HttpSection): AuthorizationPlan | undefined {
  */
 export function compileRequestPlan(http: HttpSection): RequestPlan {
   const headers = new Map<string, Secret[]>();
+  const secretHeaders = new Set<string>();
   let hostHeader: string | undefined;
   for (const [name, value] of Object.entries(http.headers ?? {})) {
     const canonical = canonicalHeaderName(name);
@@ -72,6 +75,7 @@ export function compileRequestPlan(http: HttpSection): RequestPlan {
     const canonical = canonicalHeaderName(name);
     const values: Secret[] = [...(header.values ?? []), ...(header.secrets ?? [])].map(text);
     for (const file of header.files ?? []) values.push({ file, field: `http_headers.${name}.files` });
+    if ((header.secrets?.length ?? 0) + (header.files?.length ?? 0) > 0) secretHeaders.add(canonical);
     headers.set(canonical, [...(headers.get(canonical) ?? []), ...values]);
   }
   if (!headers.has('User-Agent')) headers.set('User-Agent', [text(EXPORTER_USER_AGENT)]);
@@ -80,7 +84,7 @@ export function compileRequestPlan(http: HttpSection): RequestPlan {
   return {
     method: http.method || 'GET',
     hostHeader,
-    headers: [...headers].map(([name, values]) => ({ name, values })),
+    headers: [...headers].map(([name, values]) => ({ name, values, secret: secretHeaders.has(name) })),
     authorization: authorizationPlan(http),
     body,
   };

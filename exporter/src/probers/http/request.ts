@@ -13,7 +13,8 @@ export interface RequestContent {
   /** Host header to send, when the module or the `hostname` parameter sets one. */
   readonly host?: string;
   readonly headers: HeaderList;
-  /** Sent on every hop, redirects to other hosts included, as upstream's client does. */
+  /** Names (lower case) of the headers whose values are secrets or come from files. */
+  readonly secretHeaders: ReadonlySet<string>;
   readonly authorization?: string;
   readonly body?: Buffer;
 }
@@ -38,5 +39,6 @@ export async function requestContent(plan: RequestPlan, hostname: string | undef
     headers.push([header.name, values]);
   }
   const body = plan.body === undefined ? undefined : 'bytes' in plan.body ? plan.body.bytes : await readConfiguredFile('body_file', plan.body.file);
-  return { method: plan.method, host: hostname ?? plan.hostHeader, headers, authorization: await authorizationHeader(plan.authorization), body };
+  const secretHeaders = new Set(plan.headers.filter((header) => header.secret).map((header) => header.name.toLowerCase()));
+  return { method: plan.method, host: hostname ?? plan.hostHeader, headers, secretHeaders, authorization: await authorizationHeader(plan.authorization), body };
 }

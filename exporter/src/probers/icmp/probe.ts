@@ -7,7 +7,7 @@ import { icmpTarget, type IcmpSettings } from './definition';
 import { gauge, phaseGauge } from '../../metrics';
 import { ICMP_PHASES, PROBE_ICMP_DURATION, PROBE_ICMP_REPLY_HOP_LIMIT } from './metrics';
 import { resolveTargetAddress } from '../shared/address';
-import { openIcmpSocket, type IcmpFamily, type IcmpSocket, type IcmpSocketError } from './socket';
+import { icmpAddonProblem, openIcmpSocket, type IcmpFamily, type IcmpSocket, type IcmpSocketError } from './socket';
 import { echoRequest, isExpectedReply } from './echo';
 import type { ProbeDeadline, ProbeLogger, Prober } from '../types';
 
@@ -59,6 +59,12 @@ function openEchoSocket(family: IcmpFamily, settings: IcmpSettings, onMessage: (
 export const probeIcmp: Prober<'icmp'> = async (deadline, target, module, registry, logger) => {
   const settings = module.icmp;
   const durations = phaseGauge(registry, PROBE_ICMP_DURATION, ICMP_PHASES);
+  // A missing addon is a broken install, not a target's failure: said first, with where the addon belongs.
+  const addonProblem = icmpAddonProblem();
+  if (addonProblem !== undefined) {
+    logger.error('The ICMP addon is missing; icmp probes cannot run', { err: addonProblem });
+    return false;
+  }
 
   const parsed = icmpTarget.parse(target);
   if (!parsed.ok) {

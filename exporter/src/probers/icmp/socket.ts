@@ -98,6 +98,16 @@ export function warnWhenIcmpAddonMissing(log: Logger): void {
   }
 }
 
+/** Why icmp probes cannot work here (the addon's path and the reason), or undefined when the addon is loaded. */
+export function icmpAddonProblem(): string | undefined {
+  try {
+    loadAddon();
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
 /** Opens an ICMP socket; throws an IcmpSocketError (code EPERM, EACCES...) when the kernel refuses. */
 export function openIcmpSocket(options: IcmpSocketOptions, onMessage: IcmpMessageHandler): IcmpSocket {
   const native = loadAddon();

@@ -41,7 +41,8 @@ export function ipAddressHash(address: string): number {
 
 function ipBytes(address: string): number[] {
   if (isIP(address) === 4) return address.split('.').map(Number);
-  let text = address;
+  // A zone (fe80::1%eth0) names the interface, not the address: Go hashes the 16 bytes alone.
+  let text = address.replace(/%.*$/, '');
   const bytes: number[] = [];
   // An IPv6 address may end in dotted IPv4 form (::ffff:1.2.3.4); turn that tail into two groups.
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);

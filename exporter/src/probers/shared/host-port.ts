@@ -41,6 +41,11 @@ export function unbracket(host: string): string {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
+/** `fe80::1` of `fe80::1%eth0`: the zone names the interface to send on, and never goes on the wire (Host, :authority, SNI). */
+export function withoutZone(host: string): string {
+  return host.replace(/%.*$/, '');
+}
+
 const HOSTNAME = /^(?=.{1,253}$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*\.?$/;
 
 /** Whether `host` is an IP address or a DNS name; anything else fails at every probe, when it is resolved. */

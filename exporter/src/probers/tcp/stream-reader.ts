@@ -1,7 +1,10 @@
 /** Reading a tcp probe's connection as query_response steps need it: by lines, or by exact byte counts. */
 import type { Socket } from 'node:net';
 
-/** Go's bufio.Scanner gives up on longer lines; so does this reader, rather than buffering without end. */
+/**
+ * Go's bufio.Scanner holds at most 64 KiB: a line whose newline does not fit in it fails at once ("token too
+ * long"), as it does here, rather than buffering without end or waiting for the deadline.
+ */
 const MAX_LINE_BYTES = 64 * 1024;
 
 /**
@@ -53,13 +56,13 @@ export class StreamReader {
   /** The next line, or undefined at end of stream. */
   async line(): Promise<string | undefined> {
     for (;;) {
-      const newline = this.buffered.indexOf(0x0a);
+      const newline = this.buffered.subarray(0, MAX_LINE_BYTES).indexOf(0x0a);
+      if (newline < 0 && this.buffered.length >= MAX_LINE_BYTES) throw new Error(`bufio.Scanner: token too long (a line of ${MAX_LINE_BYTES} bytes or more)`);
       if (newline >= 0) {
         const line = this.buffered.subarray(0, newline);
         this.buffered = this.buffered.subarray(newline + 1);
         return (line[line.length - 1] === 0x0d ? line.subarray(0, -1) : line).toString('utf8');
       }
-      if (this.buffered.length > MAX_LINE_BYTES) throw new Error(`line longer than ${MAX_LINE_BYTES} bytes`);
       if (this.ended) {
         if (this.buffered.length === 0) return undefined;
         const rest = this.buffered;

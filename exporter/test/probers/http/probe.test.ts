@@ -401,14 +401,60 @@ describe('redirects', () => {
     expect((await runProbe(withHttp(`${setting}\nvalid_status_codes: [302]`), `${base}/redirect/2`)).success).toBe(true);
   });
 
-  it('a redirect to another host drops Authorization from plain headers but keeps configured credentials', async () => {
-    const other = `http://localhost:${port(plain)}/ok`;
-    const target = `${base}/away?to=${encodeURIComponent(other)}`;
-    await runProbe(withHttp('headers:\n  Authorization: Bearer from-headers'), target);
-    expect(seen.map((request) => request.headers.authorization)).toEqual(['Bearer from-headers', undefined]);
-    seen.length = 0;
-    await runProbe(withHttp('bearer_token: configured'), target);
-    expect(seen.map((request) => request.headers.authorization)).toEqual(['Bearer configured', 'Bearer configured']);
+  describe('credentials on a redirect to another origin', () => {
+    // A second server, on another port: what it receives is what a redirect sends to a host the module never named.
+    let elsewhere: Server;
+    let received: Array<IncomingMessage['headers']>;
+    beforeAll(async () => {
+      elsewhere = createServer((request, response) => {
+        received.push({ ...request.headers });
+        response.end('ok');
+      });
+      await listen(elsewhere);
+    });
+    beforeEach(() => {
+      received = [];
+    });
+    afterAll(() => elsewhere.close());
+
+    const tokenFile = (): string => {
+      writeFileSync(join(dir, 'redirect-token'), 'from-file\n');
+      return join(dir, 'redirect-token');
+    };
+    const credentialSettings: Array<[string, () => string]> = [
+      ['bearer_token', () => 'bearer_token: configured'],
+      ['basic_auth', () => 'basic_auth:\n  username: probe\n  password: pw'],
+      ['authorization', () => 'authorization:\n  type: Token\n  credentials: configured'],
+      ['headers: Authorization and Cookie', () => 'headers:\n  Authorization: Bearer from-headers\n  Cookie: session=1'],
+      ['http_headers secrets and files', () => `http_headers:\n  X-Api-Key:\n    secrets: [key]\n  X-Token:\n    files: [${tokenFile()}]\n  X-Plain:\n    values: [kept]`],
+    ];
+
+    it.each(credentialSettings)('%s: sent to the target, not to another port or host, and the probe goes on', async (_name, settings) => {
+      for (const other of [`http://127.0.0.1:${port(elsewhere)}/x`, `http://localhost:${port(elsewhere)}/x`]) {
+        seen.length = 0;
+        received = [];
+        const { success } = await runProbe(withHttp(settings()), `${base}/away?to=${encodeURIComponent(other)}`);
+        expect(success).toBe(true);
+        const first = seen[0].headers;
+        expect([first.authorization, first['x-api-key'], first['x-token']].some((value) => value !== undefined)).toBe(true);
+        expect(received).toHaveLength(1);
+        expect(received[0]).not.toHaveProperty('authorization');
+        expect(received[0]).not.toHaveProperty('cookie');
+        expect(received[0]).not.toHaveProperty('x-api-key');
+        expect(received[0]).not.toHaveProperty('x-token');
+        if (first['x-plain'] !== undefined) expect(received[0]['x-plain']).toBe('kept');
+      }
+    });
+
+    it('user info in the target URL is dropped too; a redirect within the origin keeps every credential', async () => {
+      const other = `http://127.0.0.1:${port(elsewhere)}/x`;
+      await runProbe(withHttp(''), `http://probe:pw@127.0.0.1:${port(plain)}/away?to=${encodeURIComponent(other)}`);
+      expect(seen[0].headers.authorization).toBe(`Basic ${Buffer.from('probe:pw').toString('base64')}`);
+      expect(received[0]).not.toHaveProperty('authorization');
+      seen.length = 0;
+      await runProbe(withHttp('bearer_token: configured\nhttp_headers:\n  X-Api-Key:\n    secrets: [key]'), `${base}/redirect/2`);
+      expect(seen.map((request) => `${request.headers.authorization} ${request.headers['x-api-key']}`)).toEqual(Array(3).fill('Bearer configured key'));
+    });
   });
 
   it('303 turns POST into GET, 307 keeps it with its body', async () => {

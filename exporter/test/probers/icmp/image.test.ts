@@ -76,6 +76,10 @@ describe('the icmp addon in the image', () => {
       const { text, log } = await probeIcmpThroughBundle();
       const expected = `the ICMP addon cannot be loaded from ${join(dir, 'icmp_socket.node')}: no such file`;
       expect(text).toContain(expected);
+      // In the probe's log the addon comes first, before any resolving or socket: the cause, not a symptom.
+      const probeLines = text.split('\n').filter((line) => /level=(debug|info|warn|error)/.test(line) && !line.includes('msg="Beginning probe"'));
+      expect(probeLines[0]).toMatch('msg="The ICMP addon is missing; icmp probes cannot run"');
+      expect(probeLines[0]).toContain(`err="${expected}`);
       const startLines = log.split('\n').filter((line) => line.includes('msg="The ICMP addon cannot be loaded; icmp probes will fail"'));
       expect(startLines).toEqual([expect.stringContaining(`level=warn msg="The ICMP addon cannot be loaded; icmp probes will fail" path=${join(dir, 'icmp_socket.node')} err="no such file`)]);
     });

@@ -2,6 +2,7 @@ import type { ModuleInput } from '../../../src/config/schema';
 import { metricNames, metricValue } from '../../../loopback/metrics-text';
 import { handlesLeftAfter, openHandles } from '../../../../test/support/open-handles';
 import { runModule, runProbe } from '../../support/probe-run';
+import { startHostileServer } from '../../../loopback/hostile-server';
 import { BANNER, startTcpTestServer, type TcpTestServer } from '../../../loopback/tcp-test-server';
 import { makeTlsFixtures, type TlsFixtures } from '../../../loopback/tls-fixtures';
 
@@ -170,6 +171,23 @@ describe('tcp prober', () => {
       expect((await probe(chunked, { query_response: [{ expect: 'id=abc123$' }] })).success).toBe(true);
     } finally {
       await chunked.close();
+    }
+  });
+
+  it.each([
+    ['a line of 65,535 bytes is read', Buffer.concat([Buffer.alloc(65_535, 'a'), Buffer.from('\n')]), true],
+    ['a line of 65,536 bytes fails at once', Buffer.concat([Buffer.alloc(65_536, 'a'), Buffer.from('\n')]), false],
+    ['a line of 100 KB fails at once', Buffer.concat([Buffer.alloc(100_000, 'a'), Buffer.from('\n')]), false],
+    ['64 KiB without a newline, then silence, fails at once', Buffer.alloc(65_536, 'a'), false],
+  ])("as Go's bufio.Scanner (64 KiB): %s", async (_name, banner, success) => {
+    const server = await startHostileServer(({ stream }) => stream.write(banner));
+    try {
+      const run = await runModule({ prober: 'tcp', tcp: { preferred_ip_protocol: 'ip4', query_response: [{ expect: '^a+$' }] } }, `127.0.0.1:${server.port}`, { timeoutMs: 3000 });
+      expect(run.success).toBe(success);
+      // The reference answers each of these in milliseconds; the deadline (3 s) is never what decides.
+      expect(run.elapsedMs).toBeLessThan(1000);
+    } finally {
+      await server.close();
     }
   });
 });
