@@ -139,6 +139,18 @@ async function start(name: ExporterName, config: string, scenario: Scenario, opt
   }
 }
 
+/** The error lines of one more probe's debug log: the metrics of a failed probe do not say why. */
+async function explainFailure(url: string): Promise<string> {
+  try {
+    const log = await (await fetch(`${url}&debug=true`)).text();
+    // Both exporters end a failed probe's log with a "Probe failed" line that says nothing more.
+    const errors = log.split('\n').filter((line) => /level=error/i.test(line) && !/msg="Probe failed"/.test(line));
+    return errors.length > 0 ? `probe_success 0; a later probe's log: ${errors.slice(0, 3).join(' | ')}` : 'probe_success 0, and no error in the debug log of a later probe';
+  } catch (error) {
+    return `probe_success 0 (debug log unavailable: ${(error as Error).message})`;
+  }
+}
+
 const probeUrl = (exporter: RunningExporter, scenario: Scenario): string => `${exporter.baseUrl}/probe?module=${scenario.module}&target=${encodeURIComponent(scenario.target)}`;
 
 interface LevelResult {
@@ -178,8 +190,12 @@ async function measureScenario(scenario: Scenario, config: string, oursOptions: 
         for (const name of EXPORTERS) resetPeakMemory(started[name].exporter.pid);
         const rounds: Record<ExporterName, Round[]> = { reference: [], ours: [] };
         for (let index = 0; index < ROUNDS; index += 1) for (const name of EXPORTERS) rounds[name].push(await once(name, SECONDS_PER_ROUND));
-        const summary = (name: ExporterName): Summary => summarize(rounds[name], memoryOf(started[name].exporter.pid).peakRssMiB);
-        levels.push({ concurrency, reference: summary('reference'), ours: summary('ours') });
+        const summary = async (name: ExporterName): Promise<Summary> => {
+          const summed = summarize(rounds[name], memoryOf(started[name].exporter.pid).peakRssMiB);
+          if (summed.firstFailure !== 'probe_success 0') return summed;
+          return { ...summed, firstFailure: await explainFailure(probeUrl(started[name].exporter, scenario)) };
+        };
+        levels.push({ concurrency, reference: await summary('reference'), ours: await summary('ours') });
         report(scenario, levels.at(-1)!);
       } finally {
         clients.reference.close();
