@@ -7,7 +7,7 @@ import { Counter, Registry, type OpenMetricsContentType } from 'prom-client';
 import { stringify } from 'yaml';
 import { maskModule, maskUrl } from '../config/mask';
 import type { CompiledConfig, CompiledModule } from '../config/module';
-import { PROBE_DURATION, PROBE_SUCCESS, gauge } from '../metrics';
+import { PROBE_DURATION, PROBE_SUCCESS, gauge, probeMetricsText } from '../metrics';
 import { probe } from '../probers';
 import { deadlineIn, ProbeInterrupted } from '../probers/shared/deadline';
 import { runContained } from './escaped-errors';
@@ -136,7 +136,7 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
   if (success) probeLog.info('Probe succeeded', { duration_seconds: seconds });
   else probeLog.error('Probe failed', { duration_seconds: seconds });
 
-  const metricsText = await registry.metrics();
+  const metricsText = await probeMetricsText(registry);
   const debug = debugText(probeLog.text(), metricsText, module);
   context.history.add({ module: moduleName, target: shownTarget, success, debugOutput: debug });
   if (params.get('debug') === 'true') return { status: 200, contentType: 'text/plain; charset=utf-8', body: debug };
