@@ -137,8 +137,10 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
   else probeLog.error('Probe failed', { duration_seconds: seconds });
 
   const metricsText = await probeMetricsText(registry);
-  const debug = debugText(probeLog.text(), metricsText, module);
-  context.history.add({ module: moduleName, target: shownTarget, success, debugOutput: debug });
-  if (params.get('debug') === 'true') return { status: 200, contentType: 'text/plain; charset=utf-8', body: debug };
+  let debug: string | undefined;
+  // Written once, when the history's page or debug=true first asks: most probes' debug texts are never read.
+  const debugOutput = (): string => (debug ??= debugText(probeLog.text(), metricsText, module));
+  context.history.add({ module: moduleName, target: shownTarget, success, debugOutput });
+  if (params.get('debug') === 'true') return { status: 200, contentType: 'text/plain; charset=utf-8', body: debugOutput() };
   return { status: 200, contentType: registry.contentType, body: metricsText };
 }
