@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import { SCRAPE_TIMEOUT_HEADER } from '../../../src/contract/endpoints';
 import { describeWithBinaries } from '../../../../test/support/integration';
 import { metricNames, metricValue, type Sample } from '../../../loopback/metrics-text';
 import { REFERENCE_EXPORTER, startPair, type ExporterPair } from '../../../loopback/reference-exporter';
@@ -252,6 +253,18 @@ describeWithBinaries([REFERENCE_EXPORTER])('differential: reference blackbox_exp
       const { reference, ours } = await pair.probeBoth(request);
       expect(ours.status).toBe(reference.status);
     }
+  });
+
+  it("reads the scrape timeout header as Go's strconv.ParseFloat does", async () => {
+    const values = ['Infinity', '-inf', 'NaN', '+nan', '1e309', '0x10', '0x1p-2', ' 5 ', '1_0', '1__0', '.5', '5.', '1e3', '+3', '-1', '0', 'abc', ''];
+    const statuses = async (headerValue: string) => {
+      const { reference, ours } = await pair.probeBoth({ module: 'http_2xx', target: `${http}/ok`, headers: { [SCRAPE_TIMEOUT_HEADER]: headerValue } });
+      return { value: headerValue, reference: reference.status, ours: ours.status };
+    };
+    const answers = await Promise.all(values.map(statuses));
+    expect(answers.filter((answer) => answer.ours !== answer.reference)).toEqual([]);
+    // Both kinds were there: accepted values and refused ones.
+    expect(new Set(answers.map((answer) => answer.reference))).toEqual(new Set([200, 500]));
   });
 });
 
