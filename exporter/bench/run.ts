@@ -13,7 +13,7 @@
  *   BENCH_WARM_UP_SECONDS  unmeasured load before each concurrency's rounds (default 0.5)
  *   BENCH_SCENARIOS    only the scenarios of these probers or modules, e.g. tcp,dns_udp,config_load
  *   BENCH_RESULTS      where the JSON of the run goes (default exporter/bench/results.json)
- * At the defaults the whole run takes about six minutes.
+ * At the defaults the whole run takes six to seven minutes on a quiet 2-core machine.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
