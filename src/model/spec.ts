@@ -14,7 +14,7 @@ export const DEFAULTS = {
     replicas: 1,
     serviceName: 'blackbox-exporter',
     /**
-     * The memory request is above the ~65 MiB an idle exporter holds, the limit above the ~160 MiB it peaked at
+     * The memory request is above the ~65 MiB an idle exporter holds, the limit above the 177 to 187 MiB it peaked at
      * with 256 probes in flight in `npm run bench` (docs/benchmarks.md).
      */
     resources: {
