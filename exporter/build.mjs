@@ -21,7 +21,10 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   format: 'cjs',
-  minify: false,
+  // Whitespace and comments only: names stay, so stack traces still read. V8 keeps the whole source in
+  // memory for as long as the process runs, and two comments in zod with non-ASCII letters made it a two-byte
+  // string: 3.4 MiB of heap before, 1.3 MiB after.
+  minifyWhitespace: true,
   sourcemap: false,
   metafile: true,
   legalComments: 'inline',

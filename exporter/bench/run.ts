@@ -1,15 +1,23 @@
 /**
  * npm run bench: our exporter against the reference blackbox_exporter (Debian 0.23.0), same config, same
- * local targets, same load, one after the other in one run, reported as ratios (ours / reference), for each
- * prober: http (HTTP/1.1, HTTP/2 over TLS), tcp (plain and TLS), dns (UDP and TCP), grpc and icmp.
- * Not part of npm test: numbers depend on the machine and its load.
+ * local targets, same load, in one run, reported as ratios (ours / reference). For each scenario (a prober
+ * setting) both exporters are started fresh and timed to their first successful probe; then, at each
+ * concurrency, they are measured in alternating rounds (reference, ours, reference, ours...), one at a time,
+ * so that slow drifts of the machine's load fall on both alike. Not part of npm test: numbers depend on the
+ * machine and its load.
  *
- * BENCH_SECONDS (default 5) is the measured time per exporter and scenario, after a one-second warm-up;
- * at the default the whole run takes under two minutes. BENCH_CONCURRENCY (default 16) is the number of
- * probes in flight. BENCH_SCENARIOS (e.g. tcp,dns_udp) runs the scenarios of those probers or modules only.
+ * Settings (environment):
+ *   BENCH_CONCURRENCY  probes in flight, a comma-separated list (default 1,16,64,256)
+ *   BENCH_SECONDS      seconds per round (default 1; wrk rounds take whole seconds)
+ *   BENCH_ROUNDS       rounds per exporter and concurrency (default 3)
+ *   BENCH_WARM_UP_SECONDS  unmeasured load before each concurrency's rounds (default 0.5)
+ *   BENCH_SCENARIOS    only the scenarios of these probers or modules, e.g. tcp,dns_udp,config_load
+ *   BENCH_RESULTS      where the JSON of the run goes (default exporter/bench/results.json)
+ * At the defaults the whole run takes six to seven minutes on a quiet 2-core machine.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { stringify } from 'yaml';
 import type { ConfigInput, ModuleInput } from '@probekit/exporter';
@@ -17,17 +25,26 @@ import { ZONE } from '../loopback/dns-test-server';
 import { makeTlsFixtures } from '../loopback/tls-fixtures';
 import { OUR_EXPORTER_MAIN, REFERENCE_EXPORTER, startExporter, type RunningExporter, type StartOptions } from '../loopback/reference-exporter';
 import { FROM_SOURCE } from '../loopback/from-source';
+import { memoryOf, ProbeClient, resetPeakMemory, round, summarize, type Round, type Summary } from './measure';
+import { nginxWrkUnavailable, startNginx, wrkRound } from './nginx-wrk';
 import { ROBUSTNESS_SCENARIOS, runRobustness } from './robustness';
 import type { TargetPorts } from './target-server';
 
-const SECONDS_PER_RUN = Number(process.env.BENCH_SECONDS ?? 5);
-const WARM_UP_SECONDS = 1;
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const numberList = (text: string | undefined, fallback: number[]): number[] => (text ? text.split(',').map((each) => Number(each.trim())) : fallback);
+const CONCURRENCIES = numberList(process.env.BENCH_CONCURRENCY, [1, 16, 64, 256]);
+const SECONDS_PER_ROUND = Number(process.env.BENCH_SECONDS ?? 1);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 0.5);
 const SCENARIO_FILTER = process.env.BENCH_SCENARIOS?.split(',')
   .map((name) => name.trim())
   .filter(Boolean);
+const RESULTS_FILE = resolve(process.env.BENCH_RESULTS ?? resolve(__dirname, 'results.json'));
+/** How long an exporter sits after its first probe before its idle memory is read. */
+const IDLE_SETTLE_MS = 1000;
 const BUNDLE = resolve(__dirname, '../dist/probekit-exporter.js');
 const TARGET_SERVER = resolve(__dirname, 'target-server.ts');
+const EXPORTERS = ['reference', 'ours'] as const;
+type ExporterName = (typeof EXPORTERS)[number];
 
 interface Scenario {
   readonly label: string;
@@ -35,6 +52,8 @@ interface Scenario {
   readonly module: string;
   readonly config: ModuleInput;
   readonly target: string;
+  /** wrk instead of the bench's own client as the load. */
+  readonly wrk?: boolean;
   /** Why it cannot run here, when it cannot: asked with the bench's config and the way it runs ours. */
   readonly unavailable?: (config: string, ours: StartOptions) => Promise<string | undefined>;
 }
@@ -55,20 +74,18 @@ async function icmpUnavailable(config: string, ours: StartOptions): Promise<stri
   }
 }
 
-function scenarios(ports: TargetPorts, caFile: string): Scenario[] {
+function scenarios(ports: TargetPorts, caFile: string, nginxPort: number | undefined): Scenario[] {
   const timeout = '5s';
   // Targets are addresses, so no scenario measures name resolution.
   const ip4 = { preferred_ip_protocol: 'ip4', ip_protocol_fallback: false } as const;
   const dialogue = [{ expect: '^220 (\\S+) ESMTP ready', send: 'HELO ${1}' }, { expect: '^250 HELO probe\\.test$' }];
   const aRecord = { ...ip4, query_name: `www.${ZONE}`, query_type: 'A' } as const;
+  const skipVerify = { ...ip4, tls_config: { insecure_skip_verify: true } };
   return [
     { label: 'HTTP/1.1', module: 'http_1_1', target: `http://127.0.0.1:${ports.http}/`, config: { prober: 'http', timeout, http: ip4 } },
-    {
-      label: 'HTTP/2 over TLS',
-      module: 'http_2_tls',
-      target: `https://127.0.0.1:${ports.https}/`,
-      config: { prober: 'http', timeout, http: { ...ip4, tls_config: { insecure_skip_verify: true } } },
-    },
+    // Each probe makes a new connection, so each makes a full handshake, as both exporters do.
+    { label: 'HTTPS, HTTP/1.1', module: 'https_1_1', target: `https://127.0.0.1:${ports.https1}/`, config: { prober: 'http', timeout, http: skipVerify } },
+    { label: 'HTTPS, HTTP/2', module: 'http_2_tls', target: `https://127.0.0.1:${ports.https}/`, config: { prober: 'http', timeout, http: skipVerify } },
     { label: 'TCP dialogue', module: 'tcp_dialogue', target: `127.0.0.1:${ports.tcp}`, config: { prober: 'tcp', timeout, tcp: { ...ip4, query_response: dialogue } } },
     {
       label: 'TCP over TLS',
@@ -80,45 +97,46 @@ function scenarios(ports: TargetPorts, caFile: string): Scenario[] {
     { label: 'DNS A over TCP', module: 'dns_tcp', target: `127.0.0.1:${ports.dns}`, config: { prober: 'dns', timeout, dns: { ...aRecord, transport_protocol: 'tcp' } } },
     { label: 'gRPC health', module: 'grpc_health', target: `127.0.0.1:${ports.grpc}`, config: { prober: 'grpc', timeout, grpc: ip4 } },
     { label: 'ICMP 127.0.0.1', module: 'icmp', target: '127.0.0.1', config: { prober: 'icmp', timeout, icmp: ip4 }, unavailable: icmpUnavailable },
+    {
+      label: 'HTTP nginx, wrk',
+      module: 'http_nginx',
+      target: `http://127.0.0.1:${nginxPort ?? 0}/`,
+      config: { prober: 'http', timeout, http: ip4 },
+      wrk: true,
+      unavailable: async () => nginxWrkUnavailable(),
+    },
   ];
 }
 
-interface RunResult {
-  readonly probes: number;
-  readonly probesPerSecond: number;
-  readonly p50: number;
-  readonly p90: number;
-  readonly p99: number;
-  readonly failures: number;
-  /** What went wrong with the first probe that failed. */
-  readonly firstFailure?: string;
-  readonly rssMiB: number;
-  readonly peakRssMiB: number;
+/** One exporter of a scenario: how long it took to its first successful probe, its memory before any load. */
+interface Started {
+  readonly exporter: RunningExporter;
+  readonly startupMs: number;
+  readonly idleRssMiB: number;
 }
 
-function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
-  return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
-}
-
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? NaN;
-}
-
-/** One probe; a failure is described, never thrown, so that one bad probe does not end the run. */
-async function probeOnce(url: string): Promise<{ ms: number; failure?: string }> {
+/** Starts an exporter and probes until a probe succeeds: start-up is from the spawn to that answer. */
+async function start(name: ExporterName, config: string, scenario: Scenario, options: StartOptions): Promise<Started> {
   const started = performance.now();
-  let failure: string | undefined;
+  const exporter = await startExporter(name, config, options);
+  const client = new ProbeClient(1);
+  const url = probeUrl(exporter, scenario);
   try {
-    const response = await fetch(url);
-    const text = await response.text();
-    if (!response.ok) failure = `HTTP ${response.status}: ${text.trim().split('\n')[0]}`;
-    else if (!/^probe_success 1$/m.test(text)) failure = 'probe_success 0';
+    for (let attempt = 0; ; attempt += 1) {
+      const { failure } = await client.probe(url);
+      if (failure === undefined) break;
+      if (attempt === 500) throw new Error(`${name} never probed ${scenario.module} successfully: ${failure}`);
+      await new Promise((resolveWait) => setTimeout(resolveWait, 10));
+    }
+    const startupMs = performance.now() - started;
+    await new Promise((resolveWait) => setTimeout(resolveWait, IDLE_SETTLE_MS));
+    return { exporter, startupMs, idleRssMiB: memoryOf(exporter.pid).rssMiB };
   } catch (error) {
-    failure = `${(error as Error).message}${(error as Error).cause ? `: ${String((error as Error).cause)}` : ''}`;
+    await exporter.stop();
+    throw error;
+  } finally {
+    client.close();
   }
-  return { ms: performance.now() - started, failure };
 }
 
 /** The error lines of one more probe's debug log: the metrics of a failed probe do not say why. */
@@ -127,60 +145,76 @@ async function explainFailure(url: string): Promise<string> {
     const log = await (await fetch(`${url}&debug=true`)).text();
     // Both exporters end a failed probe's log with a "Probe failed" line that says nothing more.
     const errors = log.split('\n').filter((line) => /level=error/i.test(line) && !/msg="Probe failed"/.test(line));
-    return errors.length > 0 ? errors.slice(0, 3).join(' | ') : 'probe_success 0, and no error in the debug log of another probe';
+    return errors.length > 0 ? `probe_success 0; a later probe's log: ${errors.slice(0, 3).join(' | ')}` : 'probe_success 0, and no error in the debug log of a later probe';
   } catch (error) {
     return `probe_success 0 (debug log unavailable: ${(error as Error).message})`;
   }
 }
 
-/** CONCURRENCY loops probing `url` until `seconds` have passed. */
-async function probeFor(url: string, seconds: number, onProbe: (outcome: { ms: number; failure?: string }) => void): Promise<void> {
-  const until = Date.now() + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (Date.now() < until) onProbe(await probeOnce(url));
-    }),
-  );
+const probeUrl = (exporter: RunningExporter, scenario: Scenario): string => `${exporter.baseUrl}/probe?module=${scenario.module}&target=${encodeURIComponent(scenario.target)}`;
+
+interface LevelResult {
+  readonly concurrency: number;
+  readonly reference: Summary;
+  readonly ours: Summary;
 }
 
-async function load(exporter: RunningExporter, module: string, target: string): Promise<RunResult> {
-  const url = `${exporter.baseUrl}/probe?module=${module}&target=${encodeURIComponent(target)}`;
-  // Warm-up: JIT, connection set-up of the load generator.
-  await probeFor(url, WARM_UP_SECONDS, () => undefined);
-  const latencies: number[] = [];
-  let failures = 0;
-  let firstFailure: string | undefined;
-  const started = performance.now();
-  await probeFor(url, SECONDS_PER_RUN, ({ ms, failure }) => {
-    latencies.push(ms);
-    if (failure === undefined) return;
-    failures += 1;
-    firstFailure ??= failure;
+interface ScenarioResult {
+  readonly label: string;
+  readonly module: string;
+  readonly skipped?: string;
+  readonly startupMs?: Record<ExporterName, number>;
+  readonly idleRssMiB?: Record<ExporterName, number>;
+  /** Resident memory after the last round: what the load left behind. */
+  readonly afterRssMiB?: Record<ExporterName, number>;
+  readonly levels?: LevelResult[];
+}
+
+async function measureScenario(scenario: Scenario, config: string, oursOptions: StartOptions): Promise<ScenarioResult> {
+  const reference = await start('reference', config, scenario, {});
+  const ours = await start('ours', config, scenario, oursOptions).catch(async (error: unknown) => {
+    await reference.exporter.stop();
+    throw error;
   });
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const memory = memoryOf(exporter.pid);
-  if (firstFailure === 'probe_success 0') firstFailure = await explainFailure(url);
-  return {
-    probes: latencies.length,
-    probesPerSecond: latencies.length / elapsed,
-    p50: percentile(latencies, 0.5),
-    p90: percentile(latencies, 0.9),
-    p99: percentile(latencies, 0.99),
-    failures,
-    firstFailure,
-    rssMiB: memory.rss,
-    peakRssMiB: memory.peak,
-  };
-}
-
-/** A fresh exporter for each scenario, alone while it is measured, so that the two never compete for the CPU. */
-async function measure(name: RunningExporter['name'], config: string, scenario: Scenario, options: StartOptions = {}): Promise<RunResult> {
-  const exporter = await startExporter(name, config, options);
+  const started: Record<ExporterName, Started> = { reference, ours };
   try {
-    return await load(exporter, scenario.module, scenario.target);
+    const levels: LevelResult[] = [];
+    for (const concurrency of CONCURRENCIES) {
+      const clients = { reference: new ProbeClient(concurrency), ours: new ProbeClient(concurrency) };
+      const once = (name: ExporterName, seconds: number): Promise<Round> => {
+        const { exporter } = started[name];
+        return scenario.wrk ? wrkRound(probeUrl(exporter, scenario), exporter.pid, concurrency, seconds) : round(clients[name], probeUrl(exporter, scenario), exporter.pid, concurrency, seconds);
+      };
+      try {
+        for (const name of EXPORTERS) if (WARM_UP_SECONDS > 0 && !scenario.wrk) await once(name, WARM_UP_SECONDS);
+        for (const name of EXPORTERS) resetPeakMemory(started[name].exporter.pid);
+        const rounds: Record<ExporterName, Round[]> = { reference: [], ours: [] };
+        for (let index = 0; index < ROUNDS; index += 1) for (const name of EXPORTERS) rounds[name].push(await once(name, SECONDS_PER_ROUND));
+        const summary = async (name: ExporterName): Promise<Summary> => {
+          const summed = summarize(rounds[name], memoryOf(started[name].exporter.pid).peakRssMiB);
+          if (summed.firstFailure !== 'probe_success 0') return summed;
+          return { ...summed, firstFailure: await explainFailure(probeUrl(started[name].exporter, scenario)) };
+        };
+        levels.push({ concurrency, reference: await summary('reference'), ours: await summary('ours') });
+        report(scenario, levels.at(-1)!);
+      } finally {
+        clients.reference.close();
+        clients.ours.close();
+      }
+    }
+    const after = (name: ExporterName): number => memoryOf(started[name].exporter.pid).rssMiB;
+    const result: ScenarioResult = {
+      label: scenario.label,
+      module: scenario.module,
+      startupMs: { reference: reference.startupMs, ours: ours.startupMs },
+      idleRssMiB: { reference: reference.idleRssMiB, ours: ours.idleRssMiB },
+      afterRssMiB: { reference: after('reference'), ours: after('ours') },
+      levels,
+    };
+    reportScenario(result);
+    return result;
   } finally {
-    await exporter.stop();
+    await Promise.all(EXPORTERS.map((name) => started[name].exporter.stop()));
   }
 }
 
@@ -194,43 +228,81 @@ async function startTargets(certFile: string, keyFile: string): Promise<{ ports:
   return { ports, stop: () => child.stdin!.end() };
 }
 
-const COLUMNS = { scenario: 18, metric: 16 };
+const LABEL_WIDTH = 17;
 
-function format(value: number, digits = 1): string {
-  return value.toFixed(digits).padStart(9);
+/** `reference/ours (ours÷reference)`, the ratio marked when it is on the wrong side of 1. */
+function cell(reference: number, ours: number, digits: number, higherIsBetter: boolean): string {
+  const ratio = ours / reference;
+  const worse = higherIsBetter ? ratio < 1 : ratio > 1;
+  return `${reference.toFixed(digits)}/${ours.toFixed(digits)} ${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'}${worse ? '!' : ' '}`.padStart(24);
 }
 
-function report(scenario: Scenario, reference: RunResult, ours: RunResult): void {
-  const label = scenario.label.padEnd(COLUMNS.scenario);
-  const failed = Object.entries({ reference, ours }).filter(([, result]) => result.failures > 0);
+function header(): void {
+  const columns = ['probes/s', 'p50 ms', 'p99 ms', 'CPU ms/probe', 'peak RSS MiB', 'worst round p99÷median'];
+  console.log(`${'scenario'.padEnd(LABEL_WIDTH)} ${'conc'.padStart(4)} ${columns.map((column) => column.padStart(24)).join('')}`);
+  console.log(`${''.padEnd(LABEL_WIDTH)} ${''.padStart(4)} ${'each: reference/ours ours÷reference, ! where ours is worse'.padStart(24 * columns.length)}`);
+}
+
+function report(scenario: Scenario, { concurrency, reference, ours }: LevelResult): void {
+  const prefix = `${scenario.label.padEnd(LABEL_WIDTH)} ${String(concurrency).padStart(4)} `;
+  const failed = Object.entries({ reference, ours }).filter(([, summary]) => summary.failures > 0);
   if (failed.length > 0) {
     // Ratios of probes that did not do their work would compare nothing.
-    console.log(`${label} FAILED, no ratios:`);
-    for (const [name, result] of failed) console.log(`${' '.repeat(COLUMNS.scenario)}   ${name}: ${result.failures} of ${result.probes} probes failed; first: ${result.firstFailure}`);
+    for (const [name, summary] of failed) console.log(`${prefix}FAILED, no ratios: ${name}: ${summary.failures} of ${summary.probes} probes failed; first: ${summary.firstFailure}`);
     return;
   }
-  const rows: Array<[string, number, number, number]> = [
-    ['probes/s', reference.probesPerSecond, ours.probesPerSecond, 1],
-    ['latency p50 ms', reference.p50, ours.p50, 2],
-    ['latency p90 ms', reference.p90, ours.p90, 2],
-    ['latency p99 ms', reference.p99, ours.p99, 2],
-    ['RSS MiB', reference.rssMiB, ours.rssMiB, 1],
-    ['peak RSS MiB', reference.peakRssMiB, ours.peakRssMiB, 1],
-    ['failed probes', reference.failures, ours.failures, 0],
-  ];
-  for (const [metric, r, o, digits] of rows) {
-    console.log(`${label} ${metric.padEnd(COLUMNS.metric)} ${format(r, digits)} ${format(o, digits)} ${r === 0 ? '        -' : format(o / r, 2)}`);
+  console.log(
+    prefix +
+      cell(reference.probesPerSecond, ours.probesPerSecond, 0, true) +
+      cell(reference.p50Ms, ours.p50Ms, 2, false) +
+      cell(reference.p99Ms, ours.p99Ms, 2, false) +
+      cell(reference.cpuMsPerProbe, ours.cpuMsPerProbe, 2, false) +
+      cell(reference.peakRssMiB, ours.peakRssMiB, 1, false) +
+      cell(reference.worstRoundP99Ratio, ours.worstRoundP99Ratio, 2, false),
+  );
+}
+
+function reportScenario({ label, startupMs, idleRssMiB, afterRssMiB }: ScenarioResult): void {
+  if (!startupMs || !idleRssMiB || !afterRssMiB) return;
+  console.log(
+    `${label.padEnd(LABEL_WIDTH)} ${''.padStart(4)} start-up to first probe ms ${cell(startupMs.reference, startupMs.ours, 0, false)}, ` +
+      `idle RSS MiB ${cell(idleRssMiB.reference, idleRssMiB.ours, 1, false)}, RSS after the load MiB ${cell(afterRssMiB.reference, afterRssMiB.ours, 1, false)}`,
+  );
+}
+
+/** The run's JSON: settings, machine, every summary (without the latencies themselves). */
+function writeResults(results: ScenarioResult[], oursRun: string, startedAt: Date, loadBefore: number[]): void {
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: __dirname, encoding: 'utf8' }).trim();
+  } catch {
+    // Not a checkout: the commit stays unknown.
   }
+  const document = {
+    startedAt: startedAt.toISOString(),
+    commit,
+    ours: oursRun,
+    reference: 'prometheus-blackbox-exporter 0.23.0 (Debian)',
+    machine: { cpus: cpus().length, node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() },
+    settings: { concurrencies: CONCURRENCIES, secondsPerRound: SECONDS_PER_ROUND, rounds: ROUNDS, warmUpSeconds: WARM_UP_SECONDS },
+    scenarios: results,
+  };
+  writeFileSync(RESULTS_FILE, `${JSON.stringify(document, (key, value: unknown) => (key === 'latencies' ? undefined : value), 2)}\n`);
+  console.log(`results written to ${RESULTS_FILE}`);
 }
 
 async function main(): Promise<void> {
   if (!existsSync(REFERENCE_EXPORTER)) throw new Error(`${REFERENCE_EXPORTER} is missing: install prometheus-blackbox-exporter`);
+  const startedAt = new Date();
+  const loadBefore = loadavg();
   const runStarted = performance.now();
   const oursOptions: StartOptions = existsSync(BUNDLE) ? { command: [process.execPath, BUNDLE] } : {};
+  const oursRun = oursOptions.command ? 'bundle' : 'source (tsx; run npm run build for the bundle)';
   const pki = makeTlsFixtures();
   const targets = await startTargets(pki.serverCertFile, pki.serverKeyFile);
+  const nginx = nginxWrkUnavailable() === undefined ? await startNginx() : undefined;
   try {
-    const all = scenarios(targets.ports, pki.caFile);
+    const all = scenarios(targets.ports, pki.caFile, nginx?.port);
     const known = new Set<string>([...all.flatMap((scenario) => [scenario.module, scenario.config.prober]), ...ROBUSTNESS_SCENARIOS]);
     const unknown = SCENARIO_FILTER?.filter((name) => !known.has(name)) ?? [];
     if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: no scenario ${unknown.join(', ')}; there are ${[...known].join(', ')}`);
@@ -239,26 +311,28 @@ async function main(): Promise<void> {
     const config = stringify(configInput);
 
     console.log(
-      `probekit-exporter (${oursOptions.command ? 'bundle' : 'source (tsx; run npm run build for the bundle)'}) vs blackbox_exporter 0.23.0: ` +
-        `${SECONDS_PER_RUN}s per run after ${WARM_UP_SECONDS}s of warm-up, ${CONCURRENCY} concurrent probes, targets on loopback`,
+      `probekit-exporter (${oursRun}) vs blackbox_exporter 0.23.0, targets on loopback: concurrency ${CONCURRENCIES.join(', ')}, ` +
+        `${ROUNDS} alternating rounds of ${SECONDS_PER_ROUND}s per exporter after ${WARM_UP_SECONDS}s of warm-up; load average ${loadBefore.map((each) => each.toFixed(1)).join(' ')}`,
     );
-    console.log(`${'scenario'.padEnd(COLUMNS.scenario)} ${'metric'.padEnd(COLUMNS.metric)} ${'reference'.padStart(9)} ${'ours'.padStart(9)} ${'ours/ref'.padStart(9)}`);
+    header();
+    const results: ScenarioResult[] = [];
     for (const scenario of selected) {
       const unavailable = await scenario.unavailable?.(config, oursOptions);
       if (unavailable !== undefined) {
-        console.log(`${scenario.label.padEnd(COLUMNS.scenario)} skipped: ${unavailable}`);
+        console.log(`${scenario.label.padEnd(LABEL_WIDTH)} skipped: ${unavailable}`);
+        results.push({ label: scenario.label, module: scenario.module, skipped: unavailable });
         continue;
       }
-      const reference = await measure('reference', config, scenario);
-      const ours = await measure('ours', config, scenario, oursOptions);
-      report(scenario, reference, ours);
+      results.push(await measureScenario(scenario, config, oursOptions));
     }
+    if (results.length > 0) writeResults(results, oursRun, startedAt, loadBefore);
     await runRobustness(
       ROBUSTNESS_SCENARIOS.filter((name) => !SCENARIO_FILTER || SCENARIO_FILTER.includes(name)),
       { ours: oursOptions, ourCommand: oursOptions.command ?? [process.execPath, ...FROM_SOURCE, OUR_EXPORTER_MAIN] },
     );
   } finally {
     targets.stop();
+    await nginx?.stop();
     pki.cleanup();
   }
   console.log(`done in ${((performance.now() - runStarted) / 1000).toFixed(0)} s`);

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo, Server } from 'node:net';
 import http from 'node:http';
+import https from 'node:https';
 import http2 from 'node:http2';
 import { startDnsTestServer } from '../loopback/dns-test-server';
 import { startGrpcHealthServer } from '../loopback/grpc-health-server';
@@ -17,6 +18,8 @@ export interface TargetPorts {
   readonly http: number;
   /** HTTP/2 over TLS, HTTP/1.1 allowed. */
   readonly https: number;
+  /** HTTP/1.1 over TLS only: no HTTP/2 offered. */
+  readonly https1: number;
   /** The line server of tcp-test-server: banner, then `250 <line>` for each line. */
   readonly tcp: number;
   readonly tcpTls: number;
@@ -25,7 +28,7 @@ export interface TargetPorts {
   readonly grpc: number;
 }
 
-async function listen(server: Server | http2.Http2SecureServer): Promise<number> {
+async function listen(server: Server | http2.Http2SecureServer | https.Server): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return (server.address() as AddressInfo).port;
 }
@@ -36,15 +39,16 @@ async function main(): Promise<void> {
   const handler = (_request: unknown, response: http.ServerResponse | http2.Http2ServerResponse): void => {
     response.end('hello from the bench target');
   };
-  const [httpPort, httpsPort, tcp, tcpTls, dns, grpc] = await Promise.all([
+  const [httpPort, httpsPort, https1Port, tcp, tcpTls, dns, grpc] = await Promise.all([
     listen(http.createServer(handler)),
     listen(http2.createSecureServer({ ...certs, allowHTTP1: true }, handler)),
+    listen(https.createServer(certs, handler)),
     startTcpTestServer(),
     startTcpTestServer({ ...certs, tls: true }),
     startDnsTestServer(),
     startGrpcHealthServer(),
   ]);
-  const ports: TargetPorts = { http: httpPort, https: httpsPort, tcp: tcp.port, tcpTls: tcpTls.port, dns: dns.port, grpc: grpc.port };
+  const ports: TargetPorts = { http: httpPort, https: httpsPort, https1: https1Port, tcp: tcp.port, tcpTls: tcpTls.port, dns: dns.port, grpc: grpc.port };
   process.stdout.write(`${JSON.stringify(ports)}\n`);
   process.stdin.resume().on('end', () => process.exit(0));
 }

@@ -3,7 +3,7 @@
  * dashboards and alerts written for it keep working. Here are the ones several probers or the server
  * set; each prober's own sit in its folder (metrics.ts).
  */
-import { Gauge, type Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 export interface MetricDefinition {
   readonly name: string;
   readonly help: string;
@@ -11,6 +11,41 @@ export interface MetricDefinition {
 
 export function metric(name: string, help: string): MetricDefinition {
   return { name, help };
+}
+
+/** Help text and label values escaped as the text formats want them (backslash, newline; quotes in label values). */
+const escaped = (text: string): string => text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+const escapedLabelValue = (value: unknown): string => (typeof value === 'string' ? escaped(value).replace(/"/g, '\\"') : String(value));
+
+function sampleValue(value: number): string {
+  if (Number.isNaN(value)) return 'Nan';
+  if (!Number.isFinite(value)) return value < 0 ? '-Inf' : '+Inf';
+  return String(value);
+}
+
+/**
+ * A probe's registry as text, in the format of its content type, the same text prom-client's `metrics()`
+ * writes. A probe's registry is written once and holds gauges only (no default labels, no exemplars);
+ * prom-client's writer, made for registries that live long, allocated about 40 KB per probe (objects per
+ * sample, an async step per metric), the largest part of what a probe allocates (docs/benchmarks.md).
+ * A registry with anything else goes through prom-client's writer.
+ */
+export async function probeMetricsText(registry: Registry): Promise<string> {
+  const metrics = registry.getMetricsAsArray();
+  if (!metrics.every((each) => each instanceof Gauge)) return registry.metrics();
+  const blocks: string[] = [];
+  for (const { name, help, type, values } of await Promise.all(metrics.map((each) => (each as Gauge).get()))) {
+    const metricName = escaped(name);
+    let block = `# HELP ${metricName} ${escaped(help)}\n# TYPE ${metricName} ${type}`;
+    for (const { labels, value } of values) {
+      let labelText = '';
+      for (const label of Object.keys(labels)) labelText += `${labelText === '' ? '' : ','}${label}="${escapedLabelValue(labels[label])}"`;
+      block += `\n${metricName}${labelText === '' ? '' : `{${labelText}}`} ${sampleValue(value)}`;
+    }
+    blocks.push(block);
+  }
+  // The registry type names one format; which one a probe's registry has is known only at run time.
+  return (registry.contentType as string) === Registry.OPENMETRICS_CONTENT_TYPE ? `${blocks.join('\n')}\n# EOF\n` : `${blocks.join('\n\n')}\n`;
 }
 
 /** A gauge for `metric` in `registry` (each probe has its own registry). */

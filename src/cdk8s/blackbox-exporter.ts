@@ -1,7 +1,9 @@
 /**
  * The probing exporter in a cluster: a ConfigMap with its config file, a Deployment that runs it, a
  * Service on port 9115 with a readable name, and a Secret with the secret header values it reads from
- * files. A config change rolls the pods through a checksum annotation.
+ * files. A config change rolls the pods through a checksum annotation. Probes are stateless, so replicas
+ * behind the Service share the scrapes; with `autoscaling` a HorizontalPodAutoscaler sets their number
+ * from CPU use, which is what limits the probes one replica can make.
  */
 import { createHash } from 'node:crypto';
 import { ApiObject, Chart, JsonPatch, Lazy } from 'cdk8s';
@@ -9,7 +11,7 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { stringify } from 'yaml';
 import { DEFAULT_CONFIG_FILE, EXPORTER_PORT, exporterArgs, HEALTH_PATH } from '@probekit/exporter';
-import { clusterSecretOf, DEFAULTS, requireEnvSecret, type Environment, type ExporterTls, type NetworkPolicySettings, type Resources, type SpecModule } from '../model';
+import { clusterSecretOf, DEFAULTS, requireEnvSecret, type Environment, type ExporterAutoscaling, type ExporterTls, type NetworkPolicySettings, type Resources, type SpecModule } from '../model';
 import { CLUSTER_CONFIG_DIR, CLUSTER_SECRETS_DIR, existingSecretDir, renderExporterConfig, type SecretFile } from '../render/exporter-config';
 import { renderExternalSecret } from '../render/external-secret';
 import { renderNetworkPolicy, renderPodDisruptionBudget } from '../render/exporter-policies';
@@ -23,9 +25,15 @@ export interface BlackboxExporterProps {
   readonly modules?: Readonly<Record<string, SpecModule>>;
   /** The exporter image. @default the image built from exporter/, tagged with this package's version */
   readonly image?: string;
-  /** @default 1 */
+  /** The fixed number of replicas; with `autoscaling`, the autoscaler's minimum unless it names its own. @default 1 */
   readonly replicas?: number;
-  /** Requests and limits, as Kubernetes quantities. @default requests 50m CPU and 64Mi, limits 500m and 256Mi */
+  /**
+   * A HorizontalPodAutoscaler (autoscaling/v2) that keeps the replicas' average CPU use at `cpuUtilization`
+   * percent of the CPU request, between `minReplicas` (default `replicas`) and `maxReplicas`.
+   * @default - no autoscaler: `replicas` replicas
+   */
+  readonly autoscaling?: Partial<ExporterAutoscaling> & Pick<ExporterAutoscaling, 'maxReplicas'>;
+  /** Requests and limits, as Kubernetes quantities. @default requests 50m CPU and 96Mi, limits 500m and 256Mi */
   readonly resources?: Resources;
   /** Name of the Service (and of the Deployment), the host part of the exporter's address. @default blackbox-exporter */
   readonly serviceName?: string;
@@ -55,6 +63,8 @@ export class BlackboxExporter extends Construct {
   readonly configMap: kplus.ConfigMap;
   readonly deployment: kplus.Deployment;
   readonly service: kplus.Service;
+  /** Present with the `autoscaling` prop. */
+  readonly autoscaler?: kplus.HorizontalPodAutoscaler;
   /** Holds the secret header values; created with the first `fromEnv` header. */
   private headerSecret?: kplus.Secret;
   private readonly container: kplus.Container;
@@ -76,7 +86,8 @@ export class BlackboxExporter extends Construct {
 
     this.deployment = new kplus.Deployment(this, 'deployment', {
       metadata: { name: serviceName, labels },
-      replicas: props.replicas ?? DEFAULTS.exporter.replicas,
+      // An autoscaler refuses a target with a fixed replica count: it sets the count itself.
+      replicas: props.autoscaling ? undefined : (props.replicas ?? DEFAULTS.exporter.replicas),
       podMetadata: { labels },
       // Select by readable labels rather than the construct path, which would freeze the tree's layout
       // into an immutable selector.
@@ -130,9 +141,22 @@ export class BlackboxExporter extends Construct {
     });
     Object.entries(selector).forEach(([key, value]) => this.service.selectLabel(key, value));
 
+    if (props.autoscaling) {
+      const { minReplicas, maxReplicas, cpuUtilization } = props.autoscaling;
+      this.autoscaler = new kplus.HorizontalPodAutoscaler(this, 'autoscaler', {
+        metadata: { name: serviceName, labels },
+        target: this.deployment,
+        minReplicas: minReplicas ?? props.replicas ?? DEFAULTS.exporter.replicas,
+        maxReplicas,
+        metrics: [kplus.Metric.resourceCpu(kplus.MetricTarget.averageUtilization(cpuUtilization ?? DEFAULTS.exporter.autoscalingCpuUtilization))],
+      });
+    }
+
     // Plain objects from the pure renderers, as the rest of probekit's non-workload objects.
     if (props.networkPolicy) new ApiObject(this, 'network-policy', renderNetworkPolicy(serviceName, props.networkPolicy) as unknown as ConstructorParameters<typeof ApiObject>[2]);
-    if ((props.replicas ?? DEFAULTS.exporter.replicas) > 1 && (props.podDisruptionBudget ?? DEFAULTS.exporter.podDisruptionBudget)) {
+    // With an autoscaler the replicas vary: a budget as soon as there may be more than one.
+    const mayRunSeveral = props.autoscaling ? props.autoscaling.maxReplicas > 1 : (props.replicas ?? DEFAULTS.exporter.replicas) > 1;
+    if (mayRunSeveral && (props.podDisruptionBudget ?? DEFAULTS.exporter.podDisruptionBudget)) {
       new ApiObject(this, 'disruption-budget', renderPodDisruptionBudget(serviceName) as unknown as ConstructorParameters<typeof ApiObject>[2]);
     }
 

@@ -16,10 +16,16 @@ export const DEFAULTS = {
     serviceName: 'blackbox-exporter',
     /** Made only when replicas > 1. */
     podDisruptionBudget: true,
+    /**
+     * The memory request is above the ~65 MiB an idle exporter holds, the limit above the 177 to 187 MiB it peaked at
+     * with 256 probes in flight in `npm run bench` (docs/benchmarks.md).
+     */
     resources: {
-      requests: { cpu: '50m', memory: '64Mi' },
+      requests: { cpu: '50m', memory: '96Mi' },
       limits: { cpu: '500m', memory: '256Mi' },
     },
+    /** With `autoscaling`, the average CPU use, in percent of the CPU request, above which replicas are added. */
+    autoscalingCpuUtilization: 80,
   },
   job: {
     name: 'blackbox-exporter',
@@ -71,6 +77,13 @@ const exporterSchema = z.strictObject({
   image: z.string().min(1).optional(),
   replicas: z.number().int().min(1).optional(),
   resources: z.strictObject({ requests: resourceAmounts.optional(), limits: resourceAmounts.optional() }).optional(),
+  autoscaling: z
+    .strictObject({
+      minReplicas: z.number().int().min(1).optional(),
+      maxReplicas: z.number().int().min(1),
+      cpuUtilization: z.number().int().min(1).max(1000).optional(),
+    })
+    .optional(),
   serviceName: z
     .string()
     .regex(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a DNS-1035 label: lower case letters, digits and -, starting with a letter')
@@ -257,6 +270,14 @@ export interface SpecInput extends Omit<RawSpecInput, 'modules'> {
 }
 export type JobInput = z.input<typeof jobSchema>;
 
+/** A HorizontalPodAutoscaler on the exporter's CPU use; every field filled in. */
+export interface ExporterAutoscaling {
+  readonly minReplicas: number;
+  readonly maxReplicas: number;
+  /** Average CPU use, in percent of the container's CPU request, that the autoscaler keeps the replicas at. */
+  readonly cpuUtilization: number;
+}
+
 export interface Resources {
   readonly requests: { readonly cpu?: string | number; readonly memory?: string | number };
   readonly limits: { readonly cpu?: string | number; readonly memory?: string | number };
@@ -300,6 +321,8 @@ export interface Spec {
     readonly replicas: number;
     readonly serviceName: string;
     readonly resources: Resources;
+    /** Present when the spec asks for an autoscaler; the Deployment then has no fixed replica count. */
+    readonly autoscaling?: ExporterAutoscaling;
     /** Where a browser reaches the exporter: the base of every debug link. */
     readonly externalUrl: string;
     /** Present when the spec asks for a NetworkPolicy. */

@@ -133,6 +133,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
   const jobs = parseJobs(input.jobs, thresholds, problems);
   jobs.forEach(([index, job]) => problems.push(...checkJob(job, ['jobs', index], modules, defined)));
   problems.push(...checkDuplicateJobNames(jobs));
+  problems.push(...checkAutoscaling(exporter));
   problems.push(...checkThresholds(['alerts', 'thresholds'], alerts?.thresholds ?? {}, thresholds));
   jobs.forEach(([index, job]) => problems.push(...checkThresholds(['jobs', index, 'alerts'], (input.jobs as Array<{ alerts?: Partial<AlertThresholds> }>)[index].alerts ?? {}, job.alerts)));
   const probeObjects = operator !== undefined && (operator.probes ?? DEFAULTS.operator.probes);
@@ -160,6 +161,11 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
       resources: {
         requests: { ...DEFAULTS.exporter.resources.requests, ...exporter?.resources?.requests },
         limits: { ...DEFAULTS.exporter.resources.limits, ...exporter?.resources?.limits },
+      },
+      autoscaling: exporter?.autoscaling && {
+        minReplicas: exporter.autoscaling.minReplicas ?? exporter.replicas ?? DEFAULTS.exporter.replicas,
+        maxReplicas: exporter.autoscaling.maxReplicas,
+        cpuUtilization: exporter.autoscaling.cpuUtilization ?? DEFAULTS.exporter.autoscalingCpuUtilization,
       },
     },
     modules,
@@ -413,6 +419,18 @@ function checkProbeObjectNames(jobs: ReadonlyArray<[number, Job]>): Problem[] {
     }
     return [{ path: ['jobs', index, 'name'], message: `makes the Probe object name "${name}", as jobs[${first}].name does; rename one of the jobs` }];
   });
+}
+
+/** An autoscaler owns the replica count: it takes its minimum from `replicas` or `minReplicas`, not both. */
+function checkAutoscaling(exporter: SpecFields['exporter']): Problem[] {
+  const autoscaling = exporter?.autoscaling;
+  if (!autoscaling) return [];
+  if (exporter.replicas !== undefined && autoscaling.minReplicas !== undefined) {
+    return [{ path: ['exporter', 'replicas'], message: 'is set beside autoscaling.minReplicas; with autoscaling the autoscaler sets the replicas, so keep only minReplicas' }];
+  }
+  const minReplicas = autoscaling.minReplicas ?? exporter.replicas ?? DEFAULTS.exporter.replicas;
+  if (minReplicas <= autoscaling.maxReplicas) return [];
+  return [{ path: ['exporter', 'autoscaling', 'maxReplicas'], message: `is ${autoscaling.maxReplicas}, below the minimum of ${minReplicas} replicas; raise maxReplicas` }];
 }
 
 function checkDuplicateJobNames(jobs: ReadonlyArray<[number, Job]>): Problem[] {

@@ -8,7 +8,7 @@ import { BlackboxExporter, CONFIG_CHECKSUM_ANNOTATION, type BlackboxExporterProp
 import { parseSpec } from '../../src/model';
 import { fullEnv, fullSpec, SECRET_VALUES } from '../fixtures/specs';
 import { problemsOf } from '../support/problems';
-import { find } from '../support/manifests';
+import { find, validateAgainstSchema } from '../support/manifests';
 
 const spec = parseSpec(fullSpec, { env: fullEnv });
 /** The exporter of the spec that uses every option, as the Probekit construct would make it. */
@@ -125,5 +125,34 @@ describe('the Service', () => {
     const chart = new Chart(new App(), 'mine', { namespace: 'probes' });
     const exporter = new BlackboxExporter(chart, 'exporter', { serviceName: 'bb' });
     expect(exporter.address).toBe('bb.probes.svc:9115');
+  });
+});
+
+describe('the HorizontalPodAutoscaler', () => {
+  it('is made only when asked for', () => {
+    expect(full.filter((manifest) => manifest.kind === 'HorizontalPodAutoscaler')).toEqual([]);
+  });
+
+  it('scales the Deployment on CPU, from replicas up to maxReplicas, and the Deployment leaves the count to it', () => {
+    const manifests = synth({ ...fullProps, autoscaling: { maxReplicas: 6 } });
+    const autoscaler = find(manifests, 'HorizontalPodAutoscaler');
+    expect(autoscaler.apiVersion).toBe('autoscaling/v2');
+    expect(autoscaler.metadata).toMatchObject({ name: 'probe-exporter', namespace: 'observability' });
+    expect(autoscaler.spec).toMatchObject({
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'probe-exporter' },
+      minReplicas: 2,
+      maxReplicas: 6,
+      metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }],
+    });
+    const deployment = find(manifests, 'Deployment');
+    expect(deployment.spec.replicas).toBeUndefined();
+    // The utilization is a share of the CPU request, so the container must have one.
+    expect(deployment.spec.template.spec.containers[0].resources.requests.cpu).toBe('100m');
+    for (const manifest of [autoscaler, deployment]) expect(() => validateAgainstSchema(manifest)).not.toThrow();
+  });
+
+  it('takes its own minimum and utilization', () => {
+    const autoscaler = find(synth({ ...fullProps, autoscaling: { minReplicas: 3, maxReplicas: 10, cpuUtilization: 60 } }), 'HorizontalPodAutoscaler');
+    expect(autoscaler.spec).toMatchObject({ minReplicas: 3, maxReplicas: 10, metrics: [{ resource: { target: { averageUtilization: 60 } } }] });
   });
 });

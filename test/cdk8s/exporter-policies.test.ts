@@ -76,6 +76,12 @@ describe('the PodDisruptionBudget', () => {
     expect(budget.spec).toEqual({ maxUnavailable: 1, selector: find(manifests, 'Deployment').spec.selector });
   });
 
+  it('is made with an autoscaler that may add replicas, even from one', () => {
+    const manifests = synth({ autoscaling: { minReplicas: 1, maxReplicas: 4 } });
+    expect(find(manifests, 'PodDisruptionBudget').spec).toEqual({ maxUnavailable: 1, selector: find(manifests, 'Deployment').spec.selector });
+    expect(synth({ autoscaling: { minReplicas: 1, maxReplicas: 1 } }).map((manifest) => manifest.kind)).not.toContain('PodDisruptionBudget');
+  });
+
   it('is not made for one replica, nor when turned off', () => {
     expect(synth({}).map((manifest) => manifest.kind)).not.toContain('PodDisruptionBudget');
     expect(synth({ replicas: 2, podDisruptionBudget: false }).map((manifest) => manifest.kind)).not.toContain('PodDisruptionBudget');

@@ -23,7 +23,7 @@ describe('spec defaults', () => {
       replicas: 1,
       podDisruptionBudget: true,
       serviceName: 'blackbox-exporter',
-      resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
+      resources: { requests: { cpu: '50m', memory: '96Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
       externalUrl: 'http://localhost:9115',
     });
     const thresholds = { downFor: '5m', slowerThan: '1s', slowFor: '10m', certificateWarningDays: 21, certificateCriticalDays: 7 };
@@ -51,6 +51,16 @@ describe('spec defaults', () => {
     expect(spec.exporter.resources.limits).toEqual({ cpu: '1', memory: '512Mi' });
     expect(spec.jobs[1]).toMatchObject({ scrapeInterval: '1m', scrapeTimeout: '20s' });
     expect(spec.searchEngine).toEqual({ url: 'https://search.example.com:9200', apiToken: { fromEnv: 'SEARCH_TOKEN' }, secretName: DEFAULTS.searchEngine.secretName });
+  });
+
+  it('an autoscaler takes its minimum from replicas and 80% of the CPU request as its target, unless told otherwise', () => {
+    expect(parseSpec(minimal({ exporter: { replicas: 2, autoscaling: { maxReplicas: 5 } } })).exporter.autoscaling).toEqual({ minReplicas: 2, maxReplicas: 5, cpuUtilization: 80 });
+    expect(parseSpec(minimal({ exporter: { autoscaling: { minReplicas: 3, maxReplicas: 9, cpuUtilization: 50 } } })).exporter.autoscaling).toEqual({
+      minReplicas: 3,
+      maxReplicas: 9,
+      cpuUtilization: 50,
+    });
+    expect(parseSpec(minimal()).exporter.autoscaling).toBeUndefined();
   });
 });
 
@@ -189,6 +199,19 @@ describe('validation: one line naming the field and the fix', () => {
         'probekit.yaml: jobs[0].targets: is empty; list at least one endpoint to probe',
       ]);
     }
+  });
+});
+
+describe('the autoscaler in the spec', () => {
+  it('refuses a maximum below the minimum, and replicas beside minReplicas', () => {
+    expect(problemsOf(minimal({ exporter: { replicas: 4, autoscaling: { maxReplicas: 3 } } }))).toEqual(['exporter.autoscaling.maxReplicas: is 3, below the minimum of 4 replicas; raise maxReplicas']);
+    expect(problemsOf(minimal({ exporter: { replicas: 2, autoscaling: { minReplicas: 2, maxReplicas: 3 } } }))).toEqual([
+      'exporter.replicas: is set beside autoscaling.minReplicas; with autoscaling the autoscaler sets the replicas, so keep only minReplicas',
+    ]);
+    expect(problemsOf(minimal({ exporter: { autoscaling: { minReplicas: 0 } } } as never))).toEqual([
+      'exporter.autoscaling.minReplicas: must be at least 1',
+      expect.stringMatching(/^exporter\.autoscaling\.maxReplicas: /),
+    ]);
   });
 });
 

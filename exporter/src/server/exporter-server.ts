@@ -192,7 +192,7 @@ export class Exporter {
         return send(200, 'text/plain; charset=utf-8', maskedConfigYaml(this.config));
       case PROBE_LOGS_PATH: {
         const record = this.history.get(Number(url.searchParams.get('id')));
-        return record ? text(200, record.debugOutput) : text(404, 'Probe not found; it may have left the history\n');
+        return record ? text(200, record.debugOutput()) : text(404, 'Probe not found; it may have left the history\n');
       }
       case '/':
         return send(200, 'text/html; charset=utf-8', statusPage(EXPORTER_VERSION, this.history.list()));

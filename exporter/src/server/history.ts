@@ -5,7 +5,8 @@ export interface ProbeRecord {
   readonly target: string;
   readonly success: boolean;
   readonly at: Date;
-  readonly debugOutput: string;
+  /** The probe's debug text (its log, its metrics, its module), written when first asked for. */
+  readonly debugOutput: () => string;
 }
 
 export class ProbeHistory {

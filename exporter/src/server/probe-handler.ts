@@ -8,6 +8,7 @@ import type { Counter } from 'prom-client';
 import { stringify } from 'yaml';
 import { maskModule, maskUrl } from '../config/mask';
 import type { CompiledConfig, CompiledModule } from '../config/module';
+import { probeMetricsText } from '../metrics';
 import { runProbe } from './probe-run';
 import { ProbeLog, type Logger } from '../log';
 import type { ProbeHistory } from './history';
@@ -129,9 +130,11 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
   const probeLog = new ProbeLog(context.log, { module: moduleName, target: shownTarget });
   const { success, registry } = await runProbe(moduleName, module, target, shownTarget, probeLog, { timeoutSeconds, hostname, abandoned, openMetrics });
 
-  const metricsText = await registry.metrics();
-  const debug = debugText(probeLog.text(), metricsText, module);
-  context.history.add({ module: moduleName, target: shownTarget, success, debugOutput: debug });
-  if (params.get('debug') === 'true') return { status: 200, contentType: 'text/plain; charset=utf-8', body: debug };
+  const metricsText = await probeMetricsText(registry);
+  let debug: string | undefined;
+  // Written once, when the history's page or debug=true first asks: most probes' debug texts are never read.
+  const debugOutput = (): string => (debug ??= debugText(probeLog.text(), metricsText, module));
+  context.history.add({ module: moduleName, target: shownTarget, success, debugOutput });
+  if (params.get('debug') === 'true') return { status: 200, contentType: 'text/plain; charset=utf-8', body: debugOutput() };
   return { status: 200, contentType: registry.contentType, body: metricsText };
 }
