@@ -8,8 +8,13 @@ import type { Socket } from 'node:net';
 import { Gauge, type Registry } from 'prom-client';
 import { expandGoTemplate, type GoMatch } from '../../config/regexp';
 import { PROBE_EXPECT_INFO, PROBE_FAILED_DUE_TO_BYTES, PROBE_FAILED_DUE_TO_REGEX, gauge } from '../../metrics';
-import type { ProbeLogger, ProbeOutcome } from '../types';
+import type { ProbeDeadline, ProbeLogger, ProbeOutcome } from '../types';
 import { failed, SUCCEEDED } from './failure';
+import type { DeadlinePhase } from './deadline';
+import { secureSocket } from './dial';
+import type { Resources } from './resources';
+import { recordTlsMetrics, tlsConnectionOptions, tlsConnectionState } from './tls';
+import type { TlsSettings } from './tls-config';
 import type { QueryStep } from './query-response';
 import { StreamReader } from './stream-reader';
 
@@ -46,6 +51,28 @@ export interface Dialogue {
   readonly logger: ProbeLogger;
   /** Upgrades `socket` to TLS for a `starttls` step (the prober knows its tls_config and server name). */
   startTls(socket: Socket): Promise<Socket>;
+}
+
+/** Upstream's tcp and unix probers report no cipher. */
+export const STREAM_TLS_METRICS = { lastChainExpiry: true, cipher: false } as const;
+
+/**
+ * TLS over an open stream (`tls: true` on a unix socket, a `starttls` step of either prober), its metrics
+ * recorded from the handshake; `serverName` is the name to verify when tls_config names none.
+ */
+export async function secureStream(
+  socket: Socket,
+  phase: DeadlinePhase,
+  deadline: ProbeDeadline,
+  tlsConfig: TlsSettings,
+  serverName: string,
+  registry: Registry,
+  resources: Resources,
+): Promise<Socket> {
+  const options = await tlsConnectionOptions(tlsConfig, serverName);
+  const secured = await secureSocket(deadline, phase, socket, options, resources);
+  recordTlsMetrics(tlsConnectionState(secured), registry, !tlsConfig.insecureSkipVerify, STREAM_TLS_METRICS);
+  return secured;
 }
 
 /**

@@ -10,14 +10,11 @@ import { tcpTarget, type TcpSettings } from './definition';
 import { resolveTargetAddress, type ResolvedAddress } from '../shared/address';
 import { beforeDeadline } from '../shared/deadline';
 import { Resources } from '../shared/resources';
-import { dial, secureSocket } from '../shared/dial';
-import { runQueryResponses } from '../shared/query-dialogue';
+import { dial } from '../shared/dial';
+import { runQueryResponses, secureStream, STREAM_TLS_METRICS } from '../shared/query-dialogue';
 import { recordTlsMetrics, tlsConnectionOptions, tlsConnectionState } from '../shared/tls';
 import type { ProbeDeadline, ProbeLogger, Prober } from '../types';
 import { failed, failureOf } from '../shared/failure';
-
-/** Upstream's tcp prober reports no cipher. */
-const TCP_TLS_METRICS = { lastChainExpiry: true, cipher: false } as const;
 
 async function openConnection(
   deadline: ProbeDeadline,
@@ -34,16 +31,8 @@ async function openConnection(
   logger.debug(settings.tls ? 'Dialing TCP with TLS' : 'Dialing TCP without TLS', { address: resolved.address, port });
   const endpoint = { address: resolved.address, port, family: resolved.family, source: settings.sourceAddress };
   const socket = await dial(deadline, endpoint, tlsOptions, resources);
-  if (tlsOptions) recordTlsMetrics(tlsConnectionState(socket as TLSSocket), registry, !settings.tlsConfig.insecureSkipVerify, TCP_TLS_METRICS);
+  if (tlsOptions) recordTlsMetrics(tlsConnectionState(socket as TLSSocket), registry, !settings.tlsConfig.insecureSkipVerify, STREAM_TLS_METRICS);
   return socket;
-}
-
-/** Upgrades the connection for a `starttls` step; the server name defaults to the target's host, as upstream's. */
-async function startTls(socket: Socket, deadline: ProbeDeadline, host: string, settings: TcpSettings, registry: Registry, resources: Resources): Promise<Socket> {
-  const options = await tlsConnectionOptions(settings.tlsConfig, host);
-  const secured = await secureSocket(deadline, 'starttls', socket, options, resources);
-  recordTlsMetrics(tlsConnectionState(secured), registry, !settings.tlsConfig.insecureSkipVerify, TCP_TLS_METRICS);
-  return secured;
 }
 
 export const probeTcp: Prober<'tcp'> = async (deadline, target, module, registry, logger) => {
@@ -65,7 +54,7 @@ export const probeTcp: Prober<'tcp'> = async (deadline, target, module, registry
   try {
     const socket = await openConnection(deadline, host, port, resolved, settings, registry, logger, resources);
     logger.debug('Successfully dialed');
-    const work = runQueryResponses(socket, settings.steps, { registry, logger, startTls: (plain) => startTls(plain, deadline, host, settings, registry, resources) });
+    const work = runQueryResponses(socket, settings.steps, { registry, logger, startTls: (plain) => secureStream(plain, 'starttls', deadline, settings.tlsConfig, host, registry, resources) });
     return await beforeDeadline(deadline, 'query_response', work);
   } catch (error) {
     logger.error('Error during TCP probe', { err: (error as Error).message });

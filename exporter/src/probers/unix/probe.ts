@@ -2,27 +2,16 @@
  * The unix prober: connect to the stream socket at the target path (optionally with TLS), then walk the
  * module's query_response steps as the tcp prober does, and succeed when every step passed before the deadline.
  */
-import type { Socket } from 'node:net';
-import type { Registry } from 'prom-client';
-import { unixTarget, type UnixSettings } from './definition';
-import { beforeDeadline, type DeadlinePhase } from '../shared/deadline';
-import { connectUnix, secureSocket } from '../shared/dial';
-import { runQueryResponses } from '../shared/query-dialogue';
+import { unixTarget } from './definition';
+import { beforeDeadline } from '../shared/deadline';
+import { connectUnix } from '../shared/dial';
+import { runQueryResponses, secureStream } from '../shared/query-dialogue';
 import { Resources } from '../shared/resources';
-import { recordTlsMetrics, tlsConnectionOptions, tlsConnectionState } from '../shared/tls';
-import type { ProbeDeadline, Prober } from '../types';
+import type { Prober } from '../types';
 import { failed, failureOf } from '../shared/failure';
 
-/** Upstream's unix prober reports what its tcp prober does over TLS: no cipher. */
-const UNIX_TLS_METRICS = { lastChainExpiry: true, cipher: false } as const;
-
-/** TLS over `socket`; a socket path has no host name, so only tls_config's server_name names the server, as upstream. */
-async function secure(socket: Socket, phase: DeadlinePhase, deadline: ProbeDeadline, settings: UnixSettings, registry: Registry, resources: Resources): Promise<Socket> {
-  const options = await tlsConnectionOptions(settings.tlsConfig, '');
-  const secured = await secureSocket(deadline, phase, socket, options, resources);
-  recordTlsMetrics(tlsConnectionState(secured), registry, !settings.tlsConfig.insecureSkipVerify, UNIX_TLS_METRICS);
-  return secured;
-}
+/** A socket path has no host name: only tls_config's server_name names the server, as upstream. */
+const NO_SERVER_NAME = '';
 
 export const probeUnix: Prober<'unix'> = async (deadline, target, module, registry, logger) => {
   const settings = module.unix;
@@ -35,9 +24,13 @@ export const probeUnix: Prober<'unix'> = async (deadline, target, module, regist
   try {
     logger.debug(settings.tls ? 'Dialing unix with TLS' : 'Dialing unix without TLS', { path: parsed.target });
     let socket = await connectUnix(deadline, parsed.target, resources);
-    if (settings.tls) socket = await secure(socket, 'tls', deadline, settings, registry, resources);
+    if (settings.tls) socket = await secureStream(socket, 'tls', deadline, settings.tlsConfig, NO_SERVER_NAME, registry, resources);
     logger.debug('Successfully dialed');
-    const work = runQueryResponses(socket, settings.steps, { registry, logger, startTls: (plain) => secure(plain, 'starttls', deadline, settings, registry, resources) });
+    const work = runQueryResponses(socket, settings.steps, {
+      registry,
+      logger,
+      startTls: (plain) => secureStream(plain, 'starttls', deadline, settings.tlsConfig, NO_SERVER_NAME, registry, resources),
+    });
     return await beforeDeadline(deadline, 'query_response', work);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
