@@ -13,6 +13,7 @@
  *   BENCH_WARM_UP_SECONDS  unmeasured load before each concurrency's rounds (default 0.5)
  *   BENCH_SCENARIOS    only the scenarios of these probers or modules, e.g. tcp,dns_udp,config_load
  *   BENCH_RESULTS      where the JSON of the run goes (default exporter/bench/results.json)
+ *   BENCH_NODE_FLAGS   flags for the node that runs our bundle, space-separated (e.g. --single-threaded-gc)
  * At the defaults the whole run takes six to seven minutes on a quiet 2-core machine.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -38,6 +39,8 @@ const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 0.5);
 const SCENARIO_FILTER = process.env.BENCH_SCENARIOS?.split(',')
   .map((name) => name.trim())
   .filter(Boolean);
+/** Flags for the node that runs our bundle, e.g. to compare V8's garbage collector settings. */
+const NODE_FLAGS = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 const RESULTS_FILE = resolve(process.env.BENCH_RESULTS ?? resolve(__dirname, 'results.json'));
 /** How long an exporter sits after its first probe before its idle memory is read. */
 const IDLE_SETTLE_MS = 1000;
@@ -299,8 +302,8 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const loadBefore = loadavg();
   const runStarted = performance.now();
-  const oursOptions: StartOptions = existsSync(BUNDLE) ? { command: [process.execPath, BUNDLE] } : {};
-  const oursRun = oursOptions.command ? 'bundle' : 'source (tsx; run npm run build for the bundle)';
+  const oursOptions: StartOptions = existsSync(BUNDLE) ? { command: [process.execPath, ...NODE_FLAGS, BUNDLE] } : {};
+  const oursRun = oursOptions.command ? `bundle${NODE_FLAGS.length > 0 ? ` (node ${NODE_FLAGS.join(' ')})` : ''}` : 'source (tsx; run npm run build for the bundle)';
   const pki = makeTlsFixtures();
   const targets = await startTargets(pki.serverCertFile, pki.serverKeyFile);
   const nginx = nginxWrkUnavailable() === undefined ? await startNginx() : undefined;
