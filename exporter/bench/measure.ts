@@ -57,23 +57,35 @@ export class ProbeClient {
     this.agent = new Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency });
   }
 
-  /** One /probe request; a failure is described, never thrown, so that one bad probe does not end the run. */
+  /**
+   * One /probe request; a failure is described, never thrown, so that one bad probe does not end the run.
+   * A request on a kept-alive connection that the exporter closed as idle meanwhile (its keep-alive timeout,
+   * 5 s for ours, passes while the other exporter's round waits for a slow probe) is sent again on a new
+   * one, as Prometheus' client does: that race is the client's, not a failure of the probe.
+   */
   probe(url: string): Promise<ProbeOutcome> {
     const started = performance.now();
     return new Promise((resolve) => {
       const done = (failure?: string): void => resolve({ ms: performance.now() - started, failure });
-      const request = get(url, { agent: this.agent }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', (error) => done(error.message));
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (response.statusCode !== 200) done(`HTTP ${response.statusCode}: ${text.trim().split('\n')[0]}`);
-          else if (!/^probe_success 1$/m.test(text)) done('probe_success 0');
-          else done();
-        });
+      this.send(url, done, true);
+    });
+  }
+
+  private send(url: string, done: (failure?: string) => void, mayRetry: boolean): void {
+    const request = get(url, { agent: this.agent }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', (error) => done(error.message));
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (response.statusCode !== 200) done(`HTTP ${response.statusCode}: ${text.trim().split('\n')[0]}`);
+        else if (!/^probe_success 1$/m.test(text)) done('probe_success 0');
+        else done();
       });
-      request.on('error', (error) => done(error.message));
+    });
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      if (mayRetry && request.reusedSocket && error.code === 'ECONNRESET') this.send(url, done, false);
+      else done(error.message);
     });
   }
 

@@ -5,7 +5,7 @@
  * no thread, no blocking call.
  *
  * JavaScript API (wrapped by exporter/src/probers/shared/icmp-socket.ts):
- *   open({ family: 4|6, raw: bool, source?: string, ttl?: number, dontFragment?: bool },
+ *   open({ family: 4|6, raw: bool, source?: string, ttl?: number, dontFragment?: bool, echoIdentifier?: number },
  *        onMessage(data: Buffer, from: string, hopLimit: number)) -> handle
  *   send(handle, data: Buffer, to: string)
  *   localPort(handle) -> number     (the echo identifier the kernel uses for a ping socket)
@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -203,6 +204,27 @@ static int set_int(int fd, int level, int name, int value) {
   return setsockopt(fd, level, name, &value, sizeof value);
 }
 
+/*
+ * A raw socket receives a copy of every ICMP message the host receives. With one socket per probe in flight
+ * that is one copy per probe for each reply: the CPU grows with the square of the probes in flight and the
+ * socket buffers overflow, dropping the replies the probes wait for. This kernel filter keeps only the echo
+ * replies that carry the probe's identifier, as the kernel does for a ping socket by itself. A raw IPv4
+ * socket sees the IP header before the ICMP message; a raw IPv6 socket sees the ICMPv6 message only.
+ */
+static int attach_echo_reply_filter(int fd, int family, uint16_t identifier) {
+  struct sock_filter code[] = {
+      family == 4 ? (struct sock_filter)BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 0) : (struct sock_filter)BPF_STMT(BPF_LDX | BPF_IMM, 0),
+      BPF_STMT(BPF_LD | BPF_B | BPF_IND, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, family == 4 ? 0 : 129, 0, 3),
+      BPF_STMT(BPF_LD | BPF_H | BPF_IND, 4),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, identifier, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, 0xffffffff),
+      BPF_STMT(BPF_RET | BPF_K, 0),
+  };
+  struct sock_fprog program = {sizeof code / sizeof code[0], code};
+  return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &program, sizeof program);
+}
+
 static napi_value open_socket(napi_env env, napi_callback_info info) {
   size_t argc = 2;
   napi_value argv[2];
@@ -222,6 +244,9 @@ static napi_value open_socket(napi_env env, napi_callback_info info) {
   if (get_property(env, argv[0], "ttl", &value)) napi_get_value_int32(env, value, &ttl);
   bool dont_fragment = false;
   if (get_property(env, argv[0], "dontFragment", &value)) napi_get_value_bool(env, value, &dont_fragment);
+  int32_t echo_identifier = -1;
+  if (get_property(env, argv[0], "echoIdentifier", &value)) napi_get_value_int32(env, value, &echo_identifier);
+  if (echo_identifier > 0xffff) return throw_type(env, "echoIdentifier must be a 16-bit number");
   char source[INET6_ADDRSTRLEN + 1] = "";
   if (get_property(env, argv[0], "source", &value) && !get_string(env, value, source, sizeof source)) {
     return throw_type(env, "source must be a string");
@@ -244,6 +269,9 @@ static napi_value open_socket(napi_env env, napi_callback_info info) {
     if (set_int(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, 1) < 0) failed = errno, step = "IPV6_RECVHOPLIMIT";
     if (!failed && ttl > 0 && set_int(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, ttl) < 0) failed = errno, step = "IPV6_UNICAST_HOPS";
     if (!failed && dont_fragment && set_int(fd, IPPROTO_IPV6, IPV6_DONTFRAG, 1) < 0) failed = errno, step = "IPV6_DONTFRAG";
+  }
+  if (!failed && raw && echo_identifier >= 0 && attach_echo_reply_filter(fd, family, (uint16_t)echo_identifier) < 0) {
+    failed = errno, step = "SO_ATTACH_FILTER";
   }
   if (!failed && (source[0] != '\0' || !raw)) {
     /* A ping socket is bound even without a source: binding assigns the identifier it echoes with. */

@@ -2,7 +2,7 @@
  * The body of the final response, read as upstream reads it: decompressed as the module's compression
  * says, cut at body_size_limit, kept in memory only when a body regexp needs it.
  */
-import { Transform } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import { beforeDeadline } from '../shared/deadline';
@@ -71,7 +71,37 @@ export async function readBody(response: IncomingResponse, http: HttpSettings, k
     }
   };
   const decoder = decompressor(http.compression, resources);
-  const reading = decoder ? pipeline(response.body, decoder, consume) : pipeline(response.body, consume);
-  await beforeDeadline(deadline, 'transfer', reading);
+  if (decoder) await beforeDeadline(deadline, 'transfer', pipeline(response.body, decoder, consume));
+  else {
+    const onChunk = (chunk: Buffer): void => {
+      length += chunk.length;
+      if (limit > 0 && length > limit) response.body.destroy(new BodyTooLarge(limit));
+      else if (keep) chunks.push(chunk);
+    };
+    await beforeDeadline(deadline, 'transfer', readToEnd(response.body, onChunk));
+  }
   return { length, text: keep ? Buffer.concat(chunks).toString('utf8') : '' };
+}
+
+/**
+ * Reads `body` to its end, each chunk to `onChunk`: what pipeline(body, consume) does for a body that needs no
+ * decompressing, at a fraction of its CPU (pipeline builds an AbortController and an async iterator per read,
+ * and aborting the controller at the end builds a DOMException with its stack: a few percent of a probe).
+ * A body that closes before its end is an error, as pipeline reports it.
+ */
+function readToEnd(body: Readable, onChunk: (chunk: Buffer) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onEnd = (): void => {
+      body.off('close', onClose);
+      resolve();
+    };
+    const onClose = (): void => {
+      body.off('end', onEnd);
+      reject(body.errored ?? Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    };
+    body.on('data', onChunk);
+    body.once('end', onEnd);
+    body.once('error', reject);
+    body.once('close', onClose);
+  });
 }

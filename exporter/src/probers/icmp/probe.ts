@@ -13,13 +13,22 @@ import type { ProbeDeadline, ProbeLogger, Prober } from '../types';
 import { failed, failureOf, SUCCEEDED } from '../shared/failure';
 import { ProbeInterrupted } from '../shared/deadline';
 
-/** Identifies this process's echo requests on a raw socket, where every ICMP message of the host arrives. */
-const ECHO_IDENTIFIER = process.pid & 0xffff;
 let lastSequence = 0;
 
 function nextSequence(): number {
   lastSequence = (lastSequence + 1) & 0xffff;
   return lastSequence;
+}
+
+/**
+ * The echo identifier of a probe on a raw socket: each probe in flight has its own (from this process's id
+ * on), so that the kernel's filter hands each probe's socket its own replies only.
+ */
+let lastRawIdentifier = process.pid;
+
+function nextRawIdentifier(): number {
+  lastRawIdentifier = (lastRawIdentifier + 1) & 0xffff;
+  return lastRawIdentifier;
 }
 
 interface OpenedSocket {
@@ -33,7 +42,13 @@ const PERMISSION_ERRORS = new Set(['EPERM', 'EACCES']);
  * A ping socket if the kernel allows one to this process's group (net.ipv4.ping_group_range), else a raw
  * socket. Throws with the capability named when neither is allowed.
  */
-function openEchoSocket(family: IcmpFamily, settings: IcmpSettings, onMessage: (message: Buffer, from: string, hopLimit: number, raw: boolean) => void, logger: ProbeLogger): OpenedSocket {
+function openEchoSocket(
+  family: IcmpFamily,
+  settings: IcmpSettings,
+  rawIdentifier: number,
+  onMessage: (message: Buffer, from: string, hopLimit: number, raw: boolean) => void,
+  logger: ProbeLogger,
+): OpenedSocket {
   const common = { family, source: settings.sourceAddress, ttl: settings.ttl, dontFragment: settings.dontFragment };
   let pingError: IcmpSocketError;
   try {
@@ -44,7 +59,7 @@ function openEchoSocket(family: IcmpFamily, settings: IcmpSettings, onMessage: (
     logger.debug('Unprivileged ping socket refused, trying a raw socket', { err: pingError.message });
   }
   try {
-    const socket = openIcmpSocket({ ...common, raw: true }, (message, from, hopLimit) => onMessage(message, from, hopLimit, true));
+    const socket = openIcmpSocket({ ...common, raw: true, echoIdentifier: rawIdentifier }, (message, from, hopLimit) => onMessage(message, from, hopLimit, true));
     return { socket, raw: true };
   } catch (error) {
     const rawError = error as IcmpSocketError;
@@ -89,7 +104,7 @@ export const probeIcmp: Prober<'icmp'> = async (deadline, target, module, regist
   const sequence = nextSequence();
   const payload = settings.payload;
   let reply: ((hopLimit: number) => void) | undefined;
-  let identifier = ECHO_IDENTIFIER;
+  let identifier = nextRawIdentifier();
 
   const onMessage = (message: Buffer, from: string, hopLimit: number, raw: boolean): void => {
     const expected = { family, from: address, identifier: raw ? identifier : undefined, sequence, payload };
@@ -99,7 +114,7 @@ export const probeIcmp: Prober<'icmp'> = async (deadline, target, module, regist
   let opened: OpenedSocket;
   try {
     logger.debug('Creating socket', { family: `ip${family}` });
-    opened = openEchoSocket(family, settings, onMessage, logger);
+    opened = openEchoSocket(family, settings, identifier, onMessage, logger);
   } catch (error) {
     logger.error('Error listening to socket', { err: (error as Error).message });
     // No ICMP socket (no CAP_NET_RAW, no ping group): no echo could go out, which the log says in words.

@@ -19,6 +19,12 @@ export interface IcmpSocketOptions {
   /** IPv4 TTL or IPv6 unicast hop limit of the packets sent. */
   readonly ttl?: number;
   readonly dontFragment?: boolean;
+  /**
+   * For a raw socket: the echo identifier of the probe's request. The kernel then hands the socket only the
+   * echo replies that carry it, instead of a copy of every ICMP message of the host (which, with a socket per
+   * probe in flight, cost CPU growing with their square and overflowed the sockets' buffers under load).
+   */
+  readonly echoIdentifier?: number;
 }
 
 /** A datagram received: the ICMP message (no IP header), who sent it, and its TTL or hop limit (-1: unknown). */

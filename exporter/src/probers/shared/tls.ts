@@ -169,23 +169,53 @@ export function recordTlsMetrics(state: TlsConnectionState, registry: Registry, 
   const cipher = optional.cipher ? gauge(registry, PROBE_TLS_CIPHER_INFO, ['cipher']) : undefined;
 
   const sent = state.sent;
-  const earliestExpiry = (chain: readonly X509Certificate[]): number => Math.min(...chain.map((certificate) => unixSeconds(certificate.validTo)));
   earliest.set(sent.length > 0 ? earliestExpiry(sent) : 0);
   lastChain?.set(verified && state.authorized && sent.length > 0 ? earliestExpiry(verifiedChain(sent)) : UNVERIFIED_CHAIN_EXPIRY);
   version.set({ version: VERSION_LABELS[state.protocol] ?? 'unknown' }, 1);
   cipher?.set({ cipher: state.cipher }, 1);
-
   const leaf = sent[0];
-  if (leaf) {
-    info.set(
-      {
-        fingerprint_sha256: createHash('sha256').update(leaf.raw).digest('hex'),
-        subject: distinguishedName(leaf.subject),
-        issuer: distinguishedName(leaf.issuer),
-        subjectalternative: dnsNames(leaf.subjectAltName),
-        serialnumber: serialNumberLabel(leaf.serialNumber),
-      },
-      1,
-    );
+  if (leaf) info.set(leafLabels(leaf), 1);
+}
+
+const earliestExpiry = (chain: readonly X509Certificate[]): number => Math.min(...chain.map((certificate) => expiryOf(certificate)));
+
+/** What the metrics take from a certificate, by its SHA-256 fingerprint: a target sends the same one to every probe. */
+interface CertificateFacts {
+  readonly expiry: number;
+  /** The labels of probe_ssl_last_chain_info when it is the leaf; made at its first use as one. */
+  leafLabels?: Record<string, string>;
+}
+
+/** Enough for the certificates of every target of a large config; bounded for targets that rotate them. */
+const CERTIFICATE_FACTS_KEPT = 1024;
+const certificateFacts = new Map<string, CertificateFacts>();
+
+/**
+ * The facts of `certificate`, read from it once per distinct certificate: reading subject, issuer, alternative
+ * names and dates out of a certificate (each a parse in OpenSSL and a string to split) cost more CPU per TLS
+ * probe than the rest of our metrics together.
+ */
+function factsOf(certificate: X509Certificate): CertificateFacts {
+  const key = certificate.fingerprint256;
+  let facts = certificateFacts.get(key);
+  if (facts === undefined) {
+    facts = { expiry: unixSeconds(certificate.validTo) };
+    if (certificateFacts.size >= CERTIFICATE_FACTS_KEPT) certificateFacts.delete(certificateFacts.keys().next().value as string);
+    certificateFacts.set(key, facts);
   }
+  return facts;
+}
+
+const expiryOf = (certificate: X509Certificate): number => factsOf(certificate).expiry;
+
+function leafLabels(leaf: X509Certificate): Record<string, string> {
+  const facts = factsOf(leaf);
+  facts.leafLabels ??= {
+    fingerprint_sha256: createHash('sha256').update(leaf.raw).digest('hex'),
+    subject: distinguishedName(leaf.subject),
+    issuer: distinguishedName(leaf.issuer),
+    subjectalternative: dnsNames(leaf.subjectAltName),
+    serialnumber: serialNumberLabel(leaf.serialNumber),
+  };
+  return facts.leafLabels;
 }

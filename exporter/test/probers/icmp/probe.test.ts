@@ -67,6 +67,28 @@ describe('icmp echo matching', () => {
   });
 });
 
+describeRaw('raw ICMP socket with an echo identifier', () => {
+  it.each([
+    ['127.0.0.1', 4],
+    ['::1', 6],
+  ] as const)('receives on %s only the echo replies that carry its identifier', async (target, family) => {
+    const received: Array<[number, number]> = [];
+    const filtered = openIcmpSocket({ family, raw: true, echoIdentifier: 0x4242 }, (message) => received.push([message[0], message.readUInt16BE(4)]));
+    const sender = openIcmpSocket({ family, raw: true }, () => undefined);
+    try {
+      const payload = echoPayload(0);
+      sender.send(echoRequest(family, 0x4241, 1, payload), target);
+      sender.send(echoRequest(family, 0x4242, 2, payload), target);
+      await settle();
+      // Not its own request, which loopback shows every raw socket, nor the reply to another identifier.
+      expect(received).toEqual([[family === 4 ? 0 : 129, 0x4242]]);
+    } finally {
+      filtered.close();
+      sender.close();
+    }
+  });
+});
+
 describeRaw('icmp prober (with CAP_NET_RAW)', () => {
   it.each([
     ['127.0.0.1', 4],
