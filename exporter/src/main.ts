@@ -4,14 +4,11 @@
  */
 import { isMainThread } from 'node:worker_threads';
 import { GO_DURATION_HINT, parseGoDuration } from './config/duration';
-import { loadConfigFile, ConfigError } from './config/load';
 import { DEFAULT_CONFIG_FILE, EXPORTER_PORT } from './contract/endpoints';
 import { LOG_FORMATS, LOG_LEVELS, Logger, type LogFormat, type LogLevel } from './log';
 import { warnWhenIcmpAddonMissing } from './probers/icmp/socket';
-import { Exporter } from './server/exporter-server';
-import { loadWebConfig } from './server/web-config';
 import { externalUrl, routePrefixOf, systemdListenFd } from './server/web-flags';
-import { DEFAULT_TIMEOUT_OFFSET_SECONDS } from './server/probe-handler';
+import { DEFAULT_TIMEOUT_OFFSET_SECONDS } from './server/probe-timeout';
 import { EXPORTER_VERSION } from './version';
 
 interface Flags {
@@ -186,6 +183,17 @@ export function splitListenAddress(address: string): { host: string; port: numbe
   return { host: match[1] ?? match[2] ?? '', port: Number(match[3]) };
 }
 
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded when main runs, not when a loader thread runs this file */
+/**
+ * The config loader and the server are required when main runs rather than imported: a thread that loads
+ * the config runs this same file (the bundle), and must not initialize the server's libraries, and
+ * --config.check needs no server.
+ */
+const configLoader = (): typeof import('./config/load') => require('./config/load') as typeof import('./config/load');
+const webConfigLoader = (): typeof import('./server/web-config') => require('./server/web-config') as typeof import('./server/web-config');
+const exporterServer = (): typeof import('./server/exporter-server') => require('./server/exporter-server') as typeof import('./server/exporter-server');
+/* eslint-enable @typescript-eslint/no-require-imports */
+
 async function main(argv: readonly string[]): Promise<number> {
   let flags: Flags;
   try {
@@ -204,14 +212,15 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const log = new Logger(flags.logLevel, undefined, flags.logFormat, flags.logProber);
   if (flags.configCheck) {
+    const load = configLoader();
     try {
-      const config = await loadConfigFile(flags.configFile);
-      if (flags.webConfigFile !== undefined) await loadWebConfig(flags.webConfigFile);
+      const config = await load.loadConfigFile(flags.configFile);
+      if (flags.webConfigFile !== undefined) await webConfigLoader().loadWebConfig(flags.webConfigFile);
       for (const note of config.notes) process.stderr.write(`${flags.configFile}: note: ${note}\n`);
       process.stdout.write(`${flags.configFile}: config file is ok\n`);
       return 0;
     } catch (error) {
-      process.stderr.write(`${error instanceof ConfigError ? error.message : String(error)}\n`);
+      process.stderr.write(`${error instanceof load.ConfigError ? error.message : String(error)}\n`);
       return 1;
     }
   }
@@ -226,7 +235,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return 1;
   }
   warnWhenIcmpAddonMissing(log);
-  const exporter = new Exporter({
+  const exporter = new (exporterServer().Exporter)({
     configFile: flags.configFile,
     timeoutOffsetSeconds: flags.timeoutOffset,
     historyLimit: flags.historyLimit,
@@ -278,8 +287,11 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-// A worker thread that loads the config runs this same file (the bundle) and must not start an exporter.
-if (require.main === module && isMainThread) {
+// A worker thread that loads the config runs this same file (the bundle): it loads the config, and starts no exporter.
+if (!isMainThread) {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- only the loader's part of the bundle initializes in that thread
+  require('./config/load-worker');
+} else if (require.main === module) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (error: unknown) => {

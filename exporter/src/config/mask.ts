@@ -3,7 +3,7 @@
  * its Secret fields, plus the values of headers whose name says they carry a credential (the documented
  * `Authentication: Bearer <ACCESS_TOKEN>` lives in plain `headers`).
  */
-import { stringify } from 'yaml';
+import type * as Yaml from 'yaml';
 import type { CompiledConfig } from './module';
 import type { Module } from './schema';
 
@@ -52,12 +52,22 @@ function maskTree(value: unknown, parentKey?: string): unknown {
   return value;
 }
 
-export function maskModule(module: Module): unknown {
-  return maskTree(module);
+/**
+ * YAML text of `value`. The YAML library (about 8 MiB in memory) loads when /config or a debug text is first
+ * written, not with the exporter: most exporters never write either.
+ */
+function yamlText(value: unknown): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, see above
+  return (require('yaml') as typeof Yaml).stringify(value);
+}
+
+/** A module as written, as YAML with secrets masked: what debug output shows. */
+export function maskedModuleYaml(module: Module): string {
+  return yamlText(maskTree(module));
 }
 
 /** The loaded config as written (defaults applied) as YAML with secrets masked. */
 export function maskedConfigYaml(config: CompiledConfig): string {
   const modules = Object.fromEntries(Object.entries(config.modules).map(([name, module]) => [name, module.written]));
-  return stringify(maskTree({ modules }));
+  return yamlText(maskTree({ modules }));
 }

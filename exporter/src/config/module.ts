@@ -32,8 +32,12 @@ export interface CompiledConfig {
 
 export type Compiled = { readonly module: CompiledModule } | { readonly problems: Problem[] };
 
-/** Stands in for a pattern that did not compile; the module it belongs to never loads, so nothing runs it. */
-const NOT_COMPILED = compileGoRegexp('[^\\x00-\\x{10FFFF}]');
+/**
+ * Stands in for a pattern that did not compile; the module it belongs to never loads, so nothing runs it.
+ * Made with the first refused pattern: RE2 loads with the first pattern, not with the exporter.
+ */
+let notCompiled: GoRegexp | undefined;
+const NOT_COMPILED = (): GoRegexp => (notCompiled ??= compileGoRegexp('[^\\x00-\\x{10FFFF}]'));
 
 /** Stands in for an expression that did not compile; as NOT_COMPILED, nothing runs it. */
 const NOT_COMPILED_CEL: CelProgram = { source: '', evaluate: () => ({ ok: false, problem: 'not compiled' }) };
@@ -67,7 +71,7 @@ function compileContext(problems: Problem[], base: FieldPath, patterns: PatternC
         path: [...base, ...path],
         message: `could not compile regular expression ${JSON.stringify(source)}: ${compiled.refused}; rewrite it in RE2 syntax, which has no lookaround or backreferences and repeats at most 1000 times`,
       });
-      return { source, regexp: NOT_COMPILED };
+      return { source, regexp: NOT_COMPILED() };
     },
     cel: (path, source) => {
       try {

@@ -39,13 +39,13 @@ export interface TargetProbeResult {
 }
 
 /** The runtime, loaded once on first use. */
-let runtime: { probeRun: typeof import('../server/probe-run'); handler: typeof import('../server/probe-handler'); log: typeof import('../log'); mask: typeof import('../config/mask') } | undefined;
+let runtime: { probeRun: typeof import('../server/probe-run'); timeout: typeof import('../server/probe-timeout'); log: typeof import('../log'); mask: typeof import('../config/mask') } | undefined;
 
 function loadRuntime(): NonNullable<typeof runtime> {
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, so that importing the contract loads no prober */
   runtime ??= {
     probeRun: require('../server/probe-run') as typeof import('../server/probe-run'),
-    handler: require('../server/probe-handler') as typeof import('../server/probe-handler'),
+    timeout: require('../server/probe-timeout') as typeof import('../server/probe-timeout'),
     log: require('../log') as typeof import('../log'),
     mask: require('../config/mask') as typeof import('../config/mask'),
   };
@@ -60,8 +60,8 @@ function loadRuntime(): NonNullable<typeof runtime> {
 export async function probeTarget(moduleName: string, module: unknown, target: string, options: TargetProbeOptions = {}): Promise<TargetProbeResult> {
   const compiled = compileModule(moduleName, module, options.directory ?? process.cwd());
   if ('problems' in compiled) throw new ProblemsError(compiled.problems);
-  const { probeRun, handler, log, mask } = loadRuntime();
-  const timeoutSeconds = handler.probeTimeoutSeconds(compiled.module.timeoutMs, options.scrapeTimeoutSeconds?.toString(), handler.DEFAULT_TIMEOUT_OFFSET_SECONDS);
+  const { probeRun, timeout, log, mask } = loadRuntime();
+  const timeoutSeconds = timeout.probeTimeoutSeconds(compiled.module.timeoutMs, options.scrapeTimeoutSeconds?.toString(), timeout.DEFAULT_TIMEOUT_OFFSET_SECONDS);
   const shownTarget = mask.maskUrl(target);
   // The probe's lines stay in its own log; nothing goes to the caller's output.
   const probeLog = new log.ProbeLog(new log.Logger('error', () => undefined), { module: moduleName, target: shownTarget });

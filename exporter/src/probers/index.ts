@@ -5,26 +5,38 @@
 import type { Registry } from 'prom-client';
 import type { CompiledModule } from '../config/module';
 import type { ProberName } from './registry';
-import { probeDns } from './dns/probe';
-import { probeGrpc } from './grpc/probe';
-import { probeHttp } from './http/probe';
-import { probeIcmp } from './icmp/probe';
-import { probeTcp } from './tcp/probe';
-import { probeUnix } from './unix/probe';
 import type { ProbeDeadline, ProbeLogger, ProbeOptions, ProbeOutcome, Prober } from './types';
 
-const PROBERS: { readonly [N in ProberName]: Prober<N> } = {
-  http: probeHttp,
-  tcp: probeTcp,
-  dns: probeDns,
-  icmp: probeIcmp,
-  grpc: probeGrpc,
-  unix: probeUnix,
+/**
+ * Each prober's code and libraries load with its first probe (the bundle keeps each module behind a
+ * function until something requires it): an exporter whose config uses one prober does not carry the
+ * memory of the other five (dns-packet, HTTP/2, TLS, the ICMP addon).
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded with the prober's first probe, see above */
+const LOADERS: { readonly [N in ProberName]: () => Prober<N> } = {
+  http: () => (require('./http/probe') as typeof import('./http/probe')).probeHttp,
+  tcp: () => (require('./tcp/probe') as typeof import('./tcp/probe')).probeTcp,
+  dns: () => (require('./dns/probe') as typeof import('./dns/probe')).probeDns,
+  icmp: () => (require('./icmp/probe') as typeof import('./icmp/probe')).probeIcmp,
+  grpc: () => (require('./grpc/probe') as typeof import('./grpc/probe')).probeGrpc,
+  unix: () => (require('./unix/probe') as typeof import('./unix/probe')).probeUnix,
 };
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+const loaded = new Map<ProberName, Prober<ProberName>>();
+
+function proberOf(name: ProberName): Prober<ProberName> {
+  let prober = loaded.get(name);
+  if (prober === undefined) {
+    // Each loader gives its own prober's function; the map holds them by name, which the type checker cannot follow.
+    prober = LOADERS[name]() as Prober<ProberName>;
+    loaded.set(name, prober);
+  }
+  return prober;
+}
 
 /** Probes `target` with `module`'s own prober. */
 export function probe(deadline: ProbeDeadline, target: string, module: CompiledModule, registry: Registry, logger: ProbeLogger, options: ProbeOptions): Promise<ProbeOutcome> {
-  // Each prober takes its own kind of module; `module.prober` says which, which the type checker cannot follow.
-  const prober = PROBERS[module.prober] as Prober<ProberName>;
-  return prober(deadline, target, module, registry, logger, options);
+  // Each prober takes its own kind of module; `module.prober` says which.
+  return proberOf(module.prober)(deadline, target, module, registry, logger, options);
 }

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import { ConfigError, moduleRecord } from '../config/load';
+import { ConfigError, loadConfigFile, moduleRecord } from '../config/load';
 import { loadConfigOffThread } from '../config/load-worker';
 import { maskedConfigYaml } from '../config/mask';
 import type { CompiledConfig } from '../config/module';
@@ -102,7 +102,10 @@ export class Exporter {
         log.debug('Config file unchanged; nothing to reload', { file });
         return;
       }
-      const loaded = await loadConfigOffThread(file);
+      // Off the event loop once the server answers requests; before it listens there is nothing to keep
+      // answering, and loading here spares a start-up the second thread, which reads and compiles the bundle
+      // again (about 140 ms of CPU for a small file).
+      const loaded = this.server ? await loadConfigOffThread(file) : await loadConfigFile(file);
       // Both files or neither: a reload that fails leaves the exporter as it was.
       this.applyWeb(web);
       this.config = loaded;

@@ -13,7 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import { dirname, resolve } from 'node:path';
 import { createSecureContext, type SecureContextOptions, type TLSSocket } from 'node:tls';
-import bcrypt from 'bcryptjs';
+import type * as Bcrypt from 'bcryptjs';
 import { z } from 'zod';
 import { parseGoDuration, GO_DURATION_HINT } from '../config/duration';
 import { ConfigError, configText, decodeConfigText } from '../config/load';
@@ -275,6 +275,10 @@ export async function loadWebConfig(file: string): Promise<WebConfig> {
 
 /** Stands in for an unknown user's hash (of a password nobody sends), so that a wrong name costs as long as a wrong password. */
 const UNKNOWN_USER_HASH = '$2b$10$hn18TNOnngk4xpWxcBwT0uLbdBQQsqQFy7HiWE5l2aSYWvCmBQAC6';
+/** bcrypt loads with the first password to check (3 MiB in memory), not with every exporter. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+const bcryptLibrary = (): typeof Bcrypt => require('bcryptjs') as typeof Bcrypt;
+
 /** bcrypt answers remembered, as the toolkit does: a scraper sends the same credentials every few seconds. */
 const AUTH_CACHE_SIZE = 100;
 
@@ -405,7 +409,7 @@ export class WebGate {
       .digest('base64');
     const cached = this.authCache.get(key);
     if (cached !== undefined) return cached;
-    const compare = this.comparisons.then(() => bcrypt.compare(password, hash ?? UNKNOWN_USER_HASH));
+    const compare = this.comparisons.then(() => bcryptLibrary().compare(password, hash ?? UNKNOWN_USER_HASH));
     this.comparisons = compare.catch(() => undefined);
     const matches = (await compare.catch(() => false)) && hash !== undefined;
     if (this.authCache.size >= AUTH_CACHE_SIZE) this.authCache.delete(this.authCache.keys().next().value!);

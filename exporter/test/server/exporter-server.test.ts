@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Logger } from '../../src/log';
 import { Exporter } from '../../src/server/exporter-server';
-import { probeTimeoutSeconds } from '../../src/server/probe-handler';
+import { probeTimeoutSeconds } from '../../src/server/probe-timeout';
 import { metricValue, parseMetrics } from '../../loopback/metrics-text';
 import { FROM_SOURCE } from '../../loopback/from-source';
 import { freePort, OUR_EXPORTER_MAIN } from '../../loopback/reference-exporter';
