@@ -59,5 +59,5 @@ export function maskModule(module: Module): unknown {
 /** The loaded config as written (defaults applied) as YAML with secrets masked. */
 export function maskedConfigYaml(config: CompiledConfig): string {
   const modules = Object.fromEntries(Object.entries(config.modules).map(([name, module]) => [name, module.written]));
-  return stringify(maskTree({ modules }));
+  return stringify(maskTree({ allowed_targets: config.writtenAllowedTargets, modules }));
 }
