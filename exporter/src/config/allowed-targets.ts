@@ -16,7 +16,7 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { formatPath, type FieldPath, type Problem } from '../contract/problems';
+import { formatPath, schemaProblems, type FieldPath, type Problem } from '../contract/problems';
 import { ip16 } from '../probers/shared/ip-bytes';
 
 export const allowedTargetsSchema = z.strictObject({
@@ -145,6 +145,15 @@ export function hostMatches(host: string, pattern: HostPattern): boolean {
 
 const PATTERN_FIX = 'write a host name (example.org), a name with a wildcard first label (*.example.org), an IP address, or *';
 const NETWORK_FIX = 'write a CIDR range such as 10.0.0.0/8 or 2001:db8::/32, or one address';
+
+/** Every problem of an allowed_targets section at `path` (where the spec holds it, for one), as the exporter loads it. */
+export function allowedTargetsProblems(input: unknown, path: FieldPath): Problem[] {
+  const parsed = allowedTargetsSchema.safeParse(input, { reportInput: true });
+  if (!parsed.success) return schemaProblems(allowedTargetsSchema, parsed.error.issues, path);
+  const problems: Problem[] = [];
+  compileAllowList(parsed.data, path, problems);
+  return problems;
+}
 
 /**
  * Compiles a section that passed the schema; problems go to `problems` with paths below `path` (the
