@@ -52,6 +52,13 @@ function config(networks: readonly string[]): string {
     modules: {
       http_allowed: allowedHttp(networks),
       http_named: { prober: 'http', timeout: '5s', http: { preferred_ip_protocol: 'ip4' }, allowed_targets: { hosts: ['allowed.test', '*.allowed.test'] } },
+      // The servers below answer a proxy's absolute-form request line too: one stands in for the proxy.
+      http_proxy_resolves: {
+        prober: 'http',
+        timeout: '5s',
+        http: { proxy_url: `http://127.0.0.1:${SERVER_PORT}`, skip_resolve_phase_with_proxy: true },
+        allowed_targets: { networks: ['127.0.0.0/8'] },
+      },
       tcp_any: { prober: 'tcp', timeout: '5s', tcp: { preferred_ip_protocol: 'ip4' } },
       dns_forbidden_server: { prober: 'dns', timeout: '5s', dns: { query_name: 'allowed.test', preferred_ip_protocol: 'ip4' }, allowed_targets: { networks: ['127.0.0.2/32'] } },
     },
@@ -175,6 +182,18 @@ const runs = rootHere();
     });
     expect(await refusedCount('tcp_any', 'exporter_itself')).toBe(2);
     expect(await refusedCount('tcp_any', 'link_local_or_metadata')).toBe(1);
+  });
+
+  it('refuses a name the proxy would resolve when networks are listed, and checks an IP literal as the address', async () => {
+    expect(await probe('http_proxy_resolves', `http://allowed.test:${SERVER_PORT}/`)).toEqual({
+      status: 403,
+      body: 'target refused: host "allowed.test" is resolved by the proxy, not the exporter, so modules.http_proxy_resolves.allowed_targets.networks cannot be checked; set skip_resolve_phase_with_proxy: false\n',
+    });
+    expect(await refusedCount('http_proxy_resolves', 'address_not_resolved')).toBe(1);
+    const through = await probe('http_proxy_resolves', `http://127.0.0.2:${SERVER_PORT}/`);
+    expect(through.status).toBe(200);
+    expect(metricValue(parseMetrics(through.body), 'probe_success')).toBe(1);
+    expect((await probe('http_proxy_resolves', `http://10.0.0.1:${SERVER_PORT}/`)).status).toBe(403);
   });
 
   it("refuses a DNS server outside the module's networks", async () => {

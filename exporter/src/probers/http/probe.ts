@@ -155,13 +155,14 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
 
   const guard = options.guard;
   let firstAddress = targetHost;
-  try {
-    if (http.skipResolvePhaseWithProxy && proxy?.configured) guardUnresolved(guard, targetHost, targetPort(targetUrl), 'target');
-  } catch (error) {
-    logger.error('Target refused', { err: error as Error });
-    return failureOf(error, 'target or module not usable');
-  }
-  if (!(http.skipResolvePhaseWithProxy && proxy?.configured)) {
+  if (http.skipResolvePhaseWithProxy && proxy?.configured) {
+    try {
+      guardUnresolved(guard, targetHost, targetPort(targetUrl), 'target');
+    } catch (error) {
+      logger.error('Target refused', { err: error as Error });
+      return failureOf(error, 'target or module not usable');
+    }
+  } else {
     try {
       const resolved = await resolveTargetAddress(targetHost, http.ip, deadline, registry, logger, guard, targetPort(targetUrl));
       duration.inc({ phase: 'resolve' }, resolved.lookupSeconds);
