@@ -121,6 +121,9 @@ export function compileParsed(name: string, parsed: Module, directory?: string, 
     section = definition.withAbsolutePaths(section, (path) => (isAbsolute(path) ? path : resolve(directory, path)));
   }
   const compiled = definition.compile(section, compileContext(problems, sectionPath, patterns));
+  if (parsed.prober === 'unix' && parsed.allowed_targets) {
+    problems.push({ path: [...base, 'allowed_targets'], message: "a unix module's target is a socket path, which has no host or address to check; remove allowed_targets" });
+  }
   const allowedTargets = parsed.allowed_targets && compileAllowList(parsed.allowed_targets, [...base, 'allowed_targets'], problems);
   if (problems.length > 0) return { problems };
   const written = { ...parsed, [parsed.prober]: section };

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
+import { parse } from 'yaml';
 import { hostMatches, inNetwork, parseHostPattern, parseNetwork, type HostPattern, type Network } from '../../src/config/allowed-targets';
 import { parseConfig } from '../../src/config/load';
+import { maskedConfigYaml } from '../../src/config/mask';
 import { ip16 } from '../../src/probers/shared/ip-bytes';
 import { configProblems } from '../support/config-problems';
 
@@ -155,6 +157,19 @@ describe('allowed_targets in the config file', () => {
       'blackbox.yml:2: allowed_targets.networks[1]: "nonsense" is not an IP address or CIDR range; write a CIDR range such as 10.0.0.0/8 or 2001:db8::/32, or one address',
       'blackbox.yml:7: modules.m.allowed_targets.hosts: an empty list allows nothing; list what probes may reach, or remove hosts',
       'blackbox.yml:8: modules.m.allowed_targets.networks[0]: "fe80::/130" has a prefix length that is not 0-128; write a CIDR range such as 10.0.0.0/8 or 2001:db8::/32, or one address',
+    ]);
+  });
+
+  it('shows both sections on /config as written', () => {
+    const config = parseConfig('allowed_targets:\n  hosts: [a.test]\nmodules:\n  m:\n    prober: tcp\n    allowed_targets:\n      networks: [10.0.0.0/8]\n', 'blackbox.yml');
+    const shown = parse(maskedConfigYaml(config)) as { allowed_targets: unknown; modules: { m: { allowed_targets: unknown } } };
+    expect(shown.allowed_targets).toEqual({ hosts: ['a.test'], deny_self_and_metadata: false });
+    expect(shown.modules.m.allowed_targets).toEqual({ networks: ['10.0.0.0/8'], deny_self_and_metadata: false });
+  });
+
+  it('refuses it in a unix module, whose target has no host', () => {
+    expect(configProblems('modules:\n  m:\n    prober: unix\n    allowed_targets:\n      hosts: [a.test]\n')).toEqual([
+      "blackbox.yml:4: modules.m.allowed_targets: a unix module's target is a socket path, which has no host or address to check; remove allowed_targets",
     ]);
   });
 
