@@ -88,3 +88,5 @@ export const CONFIG_RELOAD_SUCCESS = metric('blackbox_exporter_config_last_reloa
 export const CONFIG_RELOAD_SUCCESS_TIME = metric('blackbox_exporter_config_last_reload_success_timestamp_seconds', 'Unix time of the last successful config reload');
 export const MODULE_UNKNOWN = metric('blackbox_module_unknown_total', 'Probes that asked for a module the config does not have');
 export const BUILD_INFO = metric('blackbox_exporter_build_info', 'Constant 1, labelled with the exporter version and runtime');
+/** Ours: targets and redirect hops allowed_targets refused, by module and reason (never the target: labels stay bounded). */
+export const TARGETS_REFUSED = metric('probekit_exporter_targets_refused_total', 'Probe targets and redirect hops refused by allowed_targets, by module and reason');

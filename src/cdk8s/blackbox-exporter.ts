@@ -11,7 +11,18 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { stringify } from 'yaml';
 import { DEFAULT_CONFIG_FILE, EXPORTER_PORT, exporterArgs, HEALTH_PATH } from '@probekit/exporter';
-import { clusterSecretOf, DEFAULTS, requireEnvSecret, type Environment, type ExporterAutoscaling, type ExporterTls, type NetworkPolicySettings, type Resources, type SpecModule } from '../model';
+import {
+  clusterSecretOf,
+  DEFAULTS,
+  requireEnvSecret,
+  type Environment,
+  type ExporterAutoscaling,
+  type ExporterTls,
+  type NetworkPolicySettings,
+  type Resources,
+  type SpecModule,
+  type AllowedTargets,
+} from '../model';
 import { CLUSTER_CONFIG_DIR, CLUSTER_SECRETS_DIR, existingSecretDir, renderExporterConfig, type SecretFile } from '../render/exporter-config';
 import { renderExternalSecret } from '../render/external-secret';
 import { renderNetworkPolicy, renderPodDisruptionBudget } from '../render/exporter-policies';
@@ -51,6 +62,12 @@ export interface BlackboxExporterProps {
   readonly podDisruptionBudget?: boolean;
   /** Serve https with the certificate of a `kubernetes.io/tls` Secret (e.g. cert-manager's). @default - plain http */
   readonly tls?: ExporterTls;
+  /**
+   * What every module's probes may reach (the config file's top-level allowed_targets); its networks are
+   * also the NetworkPolicy's egress when that lists none of its own.
+   * @default - every target the caller names
+   */
+  readonly allowedTargets?: AllowedTargets;
 }
 
 /** Annotation on the pod template whose value changes with the config, so that a change rolls the pods. */
@@ -69,6 +86,7 @@ export class BlackboxExporter extends Construct {
   private headerSecret?: kplus.Secret;
   private readonly container: kplus.Container;
   private readonly modules: Record<string, SpecModule>;
+  private readonly allowedTargets?: AllowedTargets;
   private readonly env: Environment;
   private readonly mountedExistingSecrets = new Set<string>();
   private netRawGranted = false;
@@ -79,6 +97,7 @@ export class BlackboxExporter extends Construct {
     const serviceName = props.serviceName ?? DEFAULTS.exporter.serviceName;
     this.serviceName = serviceName;
     this.modules = { ...props.modules };
+    this.allowedTargets = props.allowedTargets;
     this.env = props.env ?? {};
     const labels = exporterLabels(serviceName);
 
@@ -153,7 +172,8 @@ export class BlackboxExporter extends Construct {
     }
 
     // Plain objects from the pure renderers, as the rest of probekit's non-workload objects.
-    if (props.networkPolicy) new ApiObject(this, 'network-policy', renderNetworkPolicy(serviceName, props.networkPolicy) as unknown as ConstructorParameters<typeof ApiObject>[2]);
+    if (props.networkPolicy)
+      new ApiObject(this, 'network-policy', renderNetworkPolicy(serviceName, props.networkPolicy, props.allowedTargets) as unknown as ConstructorParameters<typeof ApiObject>[2]);
     // With an autoscaler the replicas vary: a budget as soon as there may be more than one.
     const mayRunSeveral = props.autoscaling ? props.autoscaling.maxReplicas > 1 : (props.replicas ?? DEFAULTS.exporter.replicas) > 1;
     if (mayRunSeveral && (props.podDisruptionBudget ?? DEFAULTS.exporter.podDisruptionBudget)) {
@@ -176,7 +196,7 @@ export class BlackboxExporter extends Construct {
 
   /** The config file's text, rendered when the chart is synthesized so that later `addModule` calls count. */
   private configText(): string {
-    return stringify(renderExporterConfig({ modules: this.modules }, CLUSTER_SECRETS_DIR).config, { lineWidth: 0 });
+    return stringify(renderExporterConfig({ modules: this.modules, exporter: { allowedTargets: this.allowedTargets } }, CLUSTER_SECRETS_DIR).config, { lineWidth: 0 });
   }
 
   /** Mounts and capabilities follow each module as it comes; the config text itself is lazy. */

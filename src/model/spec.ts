@@ -101,6 +101,13 @@ const exporterSchema = z.strictObject({
     })
     .optional(),
   podDisruptionBudget: z.boolean().optional(),
+  allowedTargets: z
+    .strictObject({
+      hosts: z.array(z.string()).optional(),
+      networks: z.array(z.string()).optional(),
+      denySelfAndMetadata: z.boolean().optional(),
+    })
+    .optional(),
   tls: z
     .strictObject({
       secretName: z.string().min(1),
@@ -331,6 +338,8 @@ export interface Spec {
     readonly podDisruptionBudget: boolean;
     /** Present when the exporter serves https. */
     readonly tls?: ExporterTls;
+    /** Present when the spec limits what every module's probes may reach. */
+    readonly allowedTargets?: AllowedTargets;
   };
   readonly modules: Readonly<Record<string, SpecModule>>;
   readonly jobs: readonly Job[];
@@ -351,11 +360,24 @@ export interface ExporterTls {
   readonly agentSecretName?: string;
 }
 
+/**
+ * What every probe of the exporter may reach: its config file's top-level `allowed_targets` (a module
+ * narrows it further with its own `allowed_targets`). Checked after name resolution and for every redirect.
+ */
+export interface AllowedTargets {
+  /** Host patterns the target's host must match: `example.org`, `*.example.org`, an IP address, `*`. */
+  readonly hosts?: readonly string[];
+  /** CIDR ranges (or single addresses) every address probed must lie in; also the NetworkPolicy's egress unless it lists its own. */
+  readonly networks?: readonly string[];
+  /** Refuse the exporter's own listener and link-local / cloud metadata addresses (169.254.169.254). */
+  readonly denySelfAndMetadata: boolean;
+}
+
 /** Who may reach the exporter (the agent's pods, on 9115) and, with egress, what it may reach. */
 export interface NetworkPolicySettings {
   /** The agent's pods: their labels, and their namespace when it is not the exporter's. */
   readonly agentPods: { readonly namespace?: string; readonly labels: Readonly<Record<string, string>> };
-  /** CIDR ranges the exporter may connect to (besides the cluster's DNS); absent: egress is not limited. */
+  /** CIDR ranges the exporter may connect to (besides the cluster's DNS); absent: exporter.allowedTargets.networks when set, else egress is not limited. */
   readonly egress?: readonly string[];
 }
 

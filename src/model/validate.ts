@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import {
+  allowedTargetsProblems,
   closestName,
   DURATION_HINT,
   moduleSchema,
@@ -134,6 +135,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
   jobs.forEach(([index, job]) => problems.push(...checkJob(job, ['jobs', index], modules, defined)));
   problems.push(...checkDuplicateJobNames(jobs));
   problems.push(...checkAutoscaling(exporter));
+  if (exporter?.allowedTargets) problems.push(...checkAllowedTargets(exporter.allowedTargets));
   problems.push(...checkThresholds(['alerts', 'thresholds'], alerts?.thresholds ?? {}, thresholds));
   jobs.forEach(([index, job]) => problems.push(...checkThresholds(['jobs', index, 'alerts'], (input.jobs as Array<{ alerts?: Partial<AlertThresholds> }>)[index].alerts ?? {}, job.alerts)));
   const probeObjects = operator !== undefined && (operator.probes ?? DEFAULTS.operator.probes);
@@ -157,6 +159,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
       externalUrl: (exporter?.externalUrl ?? DEFAULTS.exporterExternalUrl).replace(/\/+$/, ''),
       ...(exporter?.networkPolicy === undefined ? {} : { networkPolicy: exporter.networkPolicy }),
       ...(exporter?.tls === undefined ? {} : { tls: exporter.tls }),
+      ...(exporter?.allowedTargets === undefined ? {} : { allowedTargets: { ...exporter.allowedTargets, denySelfAndMetadata: exporter.allowedTargets.denySelfAndMetadata ?? false } }),
       podDisruptionBudget: exporter?.podDisruptionBudget ?? DEFAULTS.exporter.podDisruptionBudget,
       resources: {
         requests: { ...DEFAULTS.exporter.resources.requests, ...exporter?.resources?.requests },
@@ -194,6 +197,12 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
       labels: operator.labels ?? {},
     },
   };
+}
+
+/** The exporter-wide allow-list, checked by the exporter's own rules (patterns and CIDR ranges), where the spec holds it. */
+function checkAllowedTargets(allowed: NonNullable<SpecFields['exporter']>['allowedTargets'] & object): Problem[] {
+  const { denySelfAndMetadata, ...lists } = allowed;
+  return allowedTargetsProblems({ ...lists, deny_self_and_metadata: denySelfAndMetadata }, ['exporter', 'allowedTargets']);
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { stringify } from 'yaml';
 import { ProblemsError, type ConfigInput, type ModuleInput, type Problem } from '@probekit/exporter';
-import type { Environment, FieldPath, SecretRef, Spec, SpecModule } from '../model';
+import type { AllowedTargets, Environment, FieldPath, SecretRef, Spec, SpecModule } from '../model';
 import { clusterSecretOf, moduleWithSecretFiles, moduleWithSecretsInPlace, readEnvSecret, unsetVariableProblem } from '../model';
 
 /** A secret value the exporter reads from a file. */
@@ -50,7 +50,22 @@ export function secretFileName(module: string, field: FieldPath): string {
   return `${module}.${name}`.toLowerCase().replace(/[^-._a-z0-9]/g, '-');
 }
 
-export function renderExporterConfig(spec: Pick<Spec, 'modules'>, secretsDir: string = CLUSTER_SECRETS_DIR): RenderedExporterConfig {
+/** What the exporter's config file is made of: the modules, and the exporter-wide allow-list when the spec has one. */
+export interface ExporterConfigSource {
+  readonly modules: Spec['modules'];
+  readonly exporter?: { readonly allowedTargets?: AllowedTargets };
+}
+
+/** The spec's exporter-wide allow-list as the config file's top-level allowed_targets. */
+export function renderAllowedTargets(allowed: AllowedTargets): NonNullable<ConfigInput['allowed_targets']> {
+  return {
+    ...(allowed.hosts === undefined ? {} : { hosts: [...allowed.hosts] }),
+    ...(allowed.networks === undefined ? {} : { networks: [...allowed.networks] }),
+    deny_self_and_metadata: allowed.denySelfAndMetadata,
+  };
+}
+
+export function renderExporterConfig(spec: ExporterConfigSource, secretsDir: string = CLUSTER_SECRETS_DIR): RenderedExporterConfig {
   const secretFiles: SecretFile[] = [];
   const modules: Record<string, ModuleInput> = {};
   for (const [name, module] of Object.entries(spec.modules)) {
@@ -61,11 +76,12 @@ export function renderExporterConfig(spec: Pick<Spec, 'modules'>, secretsDir: st
     modules[name] = placed.module;
     secretFiles.push(...placed.placed.map(({ field, path, fileRef }) => ({ module: name, field, fileName: secretFileName(name, field), path, ref: fileRef })));
   }
-  return { config: { modules }, secretFiles };
+  const allowed = spec.exporter?.allowedTargets;
+  return { config: { ...(allowed === undefined ? {} : { allowed_targets: renderAllowedTargets(allowed) }), modules }, secretFiles };
 }
 
 /** The config file's text, as the exporter reads it. */
-export function renderExporterConfigYaml(spec: Pick<Spec, 'modules'>, secretsDir?: string): string {
+export function renderExporterConfigYaml(spec: ExporterConfigSource, secretsDir?: string): string {
   return stringify(renderExporterConfig(spec, secretsDir).config, { lineWidth: 0 });
 }
 

@@ -55,6 +55,29 @@ describe('the NetworkPolicy', () => {
     expect(open.spec.ingress[0].from).toEqual([{ podSelector: { matchLabels: { app: 'agent' } } }]);
   });
 
+  it("takes egress from the exporter-wide allow-list's networks when it lists none, a single address as its /32 or /128", () => {
+    const manifests = synth({
+      networkPolicy: { agentPods: { labels: { app: 'agent' } } },
+      allowedTargets: { networks: ['192.0.2.0/24', '198.51.100.7', '2001:db8::1'], denySelfAndMetadata: true },
+    });
+    const derived = find(manifests, 'NetworkPolicy');
+    expect(() => validateAgainstSchema(derived)).not.toThrow();
+    expect(derived.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+    expect(derived.spec.egress[1]).toEqual({ to: [{ ipBlock: { cidr: '192.0.2.0/24' } }, { ipBlock: { cidr: '198.51.100.7/32' } }, { ipBlock: { cidr: '2001:db8::1/128' } }] });
+    // The exporter enforces the same list: its config file carries it.
+    expect(find(manifests, 'ConfigMap').data['blackbox.yml']).toContain('allowed_targets:\n  networks:\n    - 192.0.2.0/24\n    - 198.51.100.7\n    - 2001:db8::1\n  deny_self_and_metadata: true\n');
+    // A policy's own egress list is the user's choice and stays as written.
+    const own = synth({ networkPolicy: { agentPods: { labels: { app: 'agent' } }, egress: ['10.0.0.0/8'] }, allowedTargets: { networks: ['192.0.2.0/24'] } });
+    expect(find(own, 'NetworkPolicy').spec.egress[1]).toEqual({ to: [{ ipBlock: { cidr: '10.0.0.0/8' } }] });
+  });
+
+  it('refuses an allow-list entry the exporter would refuse, naming the field and the fix', () => {
+    expect(problemsOf(() => parseSpec({ ...base, exporter: { allowedTargets: { hosts: ['a*b.example'], networks: ['10.0.0.1/8'] } } }))).toEqual([
+      'exporter.allowedTargets.hosts[0]: "a*b.example" is not a host pattern; write a host name (example.org), a name with a wildcard first label (*.example.org), an IP address, or *',
+      'exporter.allowedTargets.networks[0]: "10.0.0.1/8" has bits set after its prefix length (the range is 10.0.0.0/8); write a CIDR range such as 10.0.0.0/8 or 2001:db8::/32, or one address',
+    ]);
+  });
+
   it('is not made unless asked for', () => {
     expect(synth({}).map((manifest) => manifest.kind)).not.toContain('NetworkPolicy');
   });

@@ -111,7 +111,7 @@ describe('validation: one line naming the field and the fix', () => {
 
   it('an unknown field with no close match lists the fields', () => {
     const [problem] = problemsOf(minimal({ modules: { http_2xx: { prober: 'http', zzzzzzzz: 1 } as never } }));
-    expect(problem).toBe('modules.http_2xx.zzzzzzzz: unknown field; remove it; the fields here are prober, timeout, http, tcp, icmp, dns, grpc, unix');
+    expect(problem).toBe('modules.http_2xx.zzzzzzzz: unknown field; remove it; the fields here are prober, timeout, http, tcp, icmp, dns, grpc, unix, allowed_targets');
   });
 
   it('an unknown spec field', () => {

@@ -38,6 +38,14 @@ const httpModule = fc
   .tuple(fc.record({ method: fc.constantFrom('GET', 'POST'), headers: fc.dictionary(headerName, value, { maxKeys: 3 }) }), authentication)
   .map(([base, auth]) => ({ ...base, ...auth }));
 
+/** Allow-lists as a spec writes them, exporter-wide (camelCase) and in a module (the exporter's own form); some entries are not valid. */
+const rarely = <T>(valid: fc.Arbitrary<T>, invalid: T): fc.Arbitrary<T> => fc.oneof({ arbitrary: valid, weight: 19 }, { arbitrary: fc.constant(invalid), weight: 1 });
+const hostPattern = rarely(fc.constantFrom('api.example.com', '*.example.com', '192.0.2.1', '*'), 'bad*pattern');
+const network = rarely(fc.constantFrom('10.0.0.0/8', '2001:db8::/32', '192.0.2.1', '::ffff:10.0.0.0/104'), '10.0.0.1/8');
+const lists = { hosts: fc.array(hostPattern, { minLength: 1, maxLength: 3 }), networks: fc.array(network, { minLength: 1, maxLength: 3 }) };
+const exporterAllowList = fc.option(fc.record({ ...lists, denySelfAndMetadata: fc.boolean() }, { requiredKeys: [] }), { nil: undefined });
+const moduleAllowList = fc.option(fc.record({ ...lists, deny_self_and_metadata: fc.boolean() }, { requiredKeys: [] }), { nil: undefined });
+
 const EXPORTER_BUILD = resolve(__dirname, '../../exporter/build.mjs');
 
 let dir: string;
@@ -79,10 +87,11 @@ it('every generated spec that validates synthesizes, in both forms, a config the
   let synthesized = 0;
   let hostForms = 0;
   fc.assert(
-    fc.property(httpModule, (http) => {
+    fc.property(httpModule, exporterAllowList, moduleAllowList, (http, allowedTargets, moduleAllowed) => {
       let spec;
       try {
-        spec = parseSpec({ modules: { api: { prober: 'http', http } as SpecModule }, jobs: [{ module: 'api', targets: ['https://api.example.com/'] }] }, { env });
+        const api = { prober: 'http', http, ...(moduleAllowed && { allowed_targets: moduleAllowed }) } as SpecModule;
+        spec = parseSpec({ ...(allowedTargets && { exporter: { allowedTargets } }), modules: { api }, jobs: [{ module: 'api', targets: ['https://api.example.com/'] }] }, { env });
       } catch (error) {
         if (error instanceof ProblemsError) return;
         throw error;
@@ -96,11 +105,12 @@ it('every generated spec that validates synthesizes, in both forms, a config the
         if (config === undefined) continue;
         if (form === 'host') hostForms += 1;
         expect(config).not.toContain(SECRET);
+        if (allowedTargets) expect(config).toMatch(/^allowed_targets:/m);
         const check = configCheck(config, form);
         if (check.status !== 0) throw new Error(`the ${form} form of ${JSON.stringify(http)} is refused:\n${check.stderr}\n${config}`);
       }
     }),
-    { numRuns: 40, seed: 20261123 },
+    { numRuns: 60, seed: 20261123 },
   );
   // The property says something only if many generated specs did synthesize.
   expect(synthesized).toBeGreaterThan(10);

@@ -10,6 +10,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isMainThread, MessageChannel, parentPort, receiveMessageOnPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
 import { ConfigError, loadConfigFile, moduleRecord, type LoadedConfig, type LocatedProblem, type WrittenModules } from './load';
 import { compileParsed, type CompiledModule, type PatternCache } from './module';
+import { compileAllowList, type AllowedTargetsSection } from './allowed-targets';
 
 const ROLE = 'probekit-config-loader';
 /**
@@ -24,7 +25,7 @@ const SLICE_MILLISECONDS = 10;
 
 type LoaderMessage =
   | { readonly kind: 'modules'; readonly modules: WrittenModules }
-  | { readonly kind: 'loaded'; readonly notes: readonly string[] }
+  | { readonly kind: 'loaded'; readonly notes: readonly string[]; readonly allowedTargets?: AllowedTargetsSection }
   | { readonly kind: 'refused'; readonly file: string; readonly problems: readonly LocatedProblem[] }
   | { readonly kind: 'failed'; readonly message: string };
 
@@ -60,7 +61,7 @@ async function serveLoad(port: NonNullable<typeof parentPort>, { file, asks }: L
       send();
       if (ready.length > 1) await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    reply = { kind: 'loaded', notes: config.notes };
+    reply = { kind: 'loaded', notes: config.notes, allowedTargets: config.writtenAllowedTargets };
   } catch (error) {
     reply = error instanceof ConfigError ? { kind: 'refused', file: error.file, problems: error.problems } : { kind: 'failed', message: String((error as Error).stack ?? error) };
   }
@@ -125,7 +126,13 @@ export function loadConfigOffThread(file: string): Promise<LoadedConfig> {
         case 'loaded':
           return finish(async () => {
             await compiling;
-            return { modules, notes: message.notes };
+            const written = message.allowedTargets;
+            if (written === undefined) return { modules, notes: message.notes };
+            // The worker compiled the same section without a problem, as for modules above.
+            const problems: LocatedProblem[] = [];
+            const allowedTargets = compileAllowList(written, ['allowed_targets'], problems);
+            if (problems.length > 0) throw new ConfigError(file, problems);
+            return { modules, notes: message.notes, allowedTargets, writtenAllowedTargets: written };
           });
         case 'refused':
           return finish(() => Promise.reject(new ConfigError(message.file, message.problems)));

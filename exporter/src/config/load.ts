@@ -9,6 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { configSchema, type Module } from './schema';
 import { compileModule, type CompiledConfig, type CompiledModule, type PatternCache } from './module';
+import { compileAllowList } from './allowed-targets';
 import { decodeYaml, firstDocument, LineIndex, mergedEntries, parseYaml, YamlError, type YamlNode } from './yaml';
 import { formatProblem, schemaProblems, type FieldPath, type Problem } from '../contract/problems';
 
@@ -127,6 +128,8 @@ export function parseConfig(text: string, file: string, compiled?: (name: string
   const modules = moduleRecord();
   const directory = dirname(resolve(file));
   const patterns: PatternCache = new Map();
+  const writtenAllowedTargets = top.data.allowed_targets;
+  const allowedTargets = writtenAllowedTargets && compileAllowList(writtenAllowedTargets, ['allowed_targets'], problems);
   // The decoded mapping, not the schema's copy of it: a module may be called __proto__.
   for (const [name, input] of Object.entries((decoded as { modules?: Record<string, unknown> } | null)?.modules ?? {})) {
     const result = compileModule(name, input, directory, patterns);
@@ -137,7 +140,7 @@ export function parseConfig(text: string, file: string, compiled?: (name: string
     }
   }
   if (problems.length > 0) throw new ConfigError(file, located(problems));
-  return { modules, notes };
+  return { modules, notes, ...(allowedTargets && { allowedTargets, writtenAllowedTargets }) };
 }
 
 /** The config file's bytes, or a ConfigError that says why they cannot be read. */

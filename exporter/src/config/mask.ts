@@ -69,5 +69,5 @@ export function maskedModuleYaml(module: Module): string {
 /** The loaded config as written (defaults applied) as YAML with secrets masked. */
 export function maskedConfigYaml(config: CompiledConfig): string {
   const modules = Object.fromEntries(Object.entries(config.modules).map(([name, module]) => [name, module.written]));
-  return yamlText(maskTree({ modules }));
+  return yamlText(maskTree({ allowed_targets: config.writtenAllowedTargets, modules }));
 }

@@ -11,6 +11,7 @@ import { parseGoDuration } from './duration';
 import { compileCel, type CelProgram } from './cel';
 import { compileGoRegexp, type GoRegexp } from './regexp';
 import { moduleSchema, type Module } from './schema';
+import { compileAllowList, type AllowedTargetsSection, type AllowList } from './allowed-targets';
 
 /** The section of a prober as its probes use it. */
 export type CompiledSection<N extends ProberName> = ReturnType<DefinitionOf<N>['compile']>;
@@ -23,11 +24,16 @@ export type CompiledModule<N extends ProberName = ProberName> = N extends Prober
       readonly timeoutMs?: number;
       /** As the file says it, with upstream's defaults and file paths made absolute: what /config and debug output show. */
       readonly written: Module;
+      /** The module's own allowed_targets, compiled; the config's exporter-wide one applies as well. */
+      readonly allowedTargets?: AllowList;
     } & { readonly [K in N]: CompiledSection<K> }
   : never;
 
 export interface CompiledConfig {
   readonly modules: Readonly<Record<string, CompiledModule>>;
+  /** The exporter-wide allowed_targets, compiled, and as written (for /config). */
+  readonly allowedTargets?: AllowList;
+  readonly writtenAllowedTargets?: AllowedTargetsSection;
 }
 
 export type Compiled = { readonly module: CompiledModule } | { readonly problems: Problem[] };
@@ -119,10 +125,14 @@ export function compileParsed(name: string, parsed: Module, directory?: string, 
     section = definition.withAbsolutePaths(section, (path) => (isAbsolute(path) ? path : resolve(directory, path)));
   }
   const compiled = definition.compile(section, compileContext(problems, sectionPath, patterns));
+  if (parsed.prober === 'unix' && parsed.allowed_targets) {
+    problems.push({ path: [...base, 'allowed_targets'], message: "a unix module's target is a socket path, which has no host or address to check; remove allowed_targets" });
+  }
+  const allowedTargets = parsed.allowed_targets && compileAllowList(parsed.allowed_targets, [...base, 'allowed_targets'], problems);
   if (problems.length > 0) return { problems };
   const written = { ...parsed, [parsed.prober]: section };
   const timeoutMs = parsed.timeout === undefined ? undefined : parseGoDuration(parsed.timeout);
-  return { module: { prober: parsed.prober, timeoutMs, written, [parsed.prober]: compiled } as CompiledModule };
+  return { module: { prober: parsed.prober, timeoutMs, written, ...(allowedTargets && { allowedTargets }), [parsed.prober]: compiled } as CompiledModule };
 }
 
 /**

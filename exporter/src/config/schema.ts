@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { GO_DURATION_HINT, parseGoDuration } from './duration';
 import { PROBER_DEFINITIONS, PROBER_NAMES, type ProberName } from '../probers/registry';
+import { allowedTargetsSchema } from './allowed-targets';
 
 /** A module's timeout, as upstream's decoder reads it into a Go time.Duration. */
 const goDuration = z.string().refine((text) => parseGoDuration(text) !== undefined, {
@@ -24,9 +25,13 @@ export const moduleSchema = z.strictObject({
   /** Unset: the probe gets the scrape's own timeout (less the offset), as upstream does. */
   timeout: goDuration.optional(),
   ...sections,
+  /** Which hosts and addresses this module's probes may reach (ours; ./allowed-targets.ts). */
+  allowed_targets: allowedTargetsSchema.optional(),
 });
 
 export const configSchema = z.strictObject({
+  /** Which hosts and addresses every module's probes may reach (ours; ./allowed-targets.ts). */
+  allowed_targets: allowedTargetsSchema.optional(),
   modules: z.record(z.string(), moduleSchema),
 });
 

@@ -11,6 +11,8 @@ export const FAILURE_REASONS = [
   'target or module not usable',
   /** The host name did not resolve, or not to an address of the family the module allows. */
   'resolve failed',
+  /** The allow-list (allowed_targets) refused the target's host or address, or a redirect's. */
+  'target refused',
   'connection refused',
   /** The connection could not be made or was lost otherwise: unreachable, reset, closed before the answer. */
   'connection failed',

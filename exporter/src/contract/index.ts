@@ -12,6 +12,7 @@ export { PROBER_NAMES, type ProberName } from '../probers/registry';
 export { EXPORTER_VERSION, EXPORTER_IMAGE } from '../version';
 export { moduleSchema, configSchema, type ModuleInput, type ConfigInput, type Module, type Config } from '../config/schema';
 export { moduleProblems, validateModule } from '../config/module';
+export { allowedTargetsSchema, allowedTargetsProblems, type AllowedTargetsInput } from '../config/allowed-targets';
 export { DURATION_HINT, parseDuration, formatDuration, GO_DURATION_HINT, parseGoDuration } from '../config/duration';
 export { parseByteSize } from '../config/size';
 export * from './failure-reasons';

@@ -6,6 +6,7 @@ import type { Registry } from 'prom-client';
 import type { CompiledModule } from '../config/module';
 import type { ProbeFailure } from '../contract/failure-reasons';
 import type { ProberName } from './registry';
+import type { TargetGuard } from './shared/target-guard';
 
 /** The time a probe may take, as an abort signal plus the instant it fires. */
 export interface ProbeDeadline {
@@ -26,6 +27,8 @@ export interface ProbeLogger {
 /** Per-request options that are not part of the module (the `hostname` query parameter, for one). */
 export interface ProbeOptions {
   readonly hostname?: string;
+  /** The allow-lists that apply to this probe (exporter-wide and the module's); none when neither is set. */
+  readonly guard?: TargetGuard;
 }
 
 /** How a probe ended: success, or a failure with its reason (../contract/failure-reasons.ts). */

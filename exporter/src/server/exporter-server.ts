@@ -15,7 +15,8 @@ import { maskedConfigYaml } from '../config/mask';
 import type { CompiledConfig } from '../config/module';
 import { CONFIG_PATH, HEALTH_PATH, METRICS_PATH, PROBE_LOGS_PATH, PROBE_PATH, RELOAD_PATH, SCRAPE_TIMEOUT_HEADER } from '../contract/endpoints';
 import type { Logger } from '../log';
-import { BUILD_INFO, CONFIG_RELOAD_SUCCESS, CONFIG_RELOAD_SUCCESS_TIME, MODULE_UNKNOWN, gauge } from '../metrics';
+import { BUILD_INFO, CONFIG_RELOAD_SUCCESS, CONFIG_RELOAD_SUCCESS_TIME, MODULE_UNKNOWN, TARGETS_REFUSED, gauge } from '../metrics';
+import { selfListener, type SelfListener } from '../probers/shared/target-guard';
 import { EXPORTER_VERSION } from '../version';
 import { containEscapedErrors } from './escaped-errors';
 import { ProbeHistory } from './history';
@@ -67,6 +68,9 @@ export class Exporter {
   private draining = false;
   private readonly history: ProbeHistory;
   private readonly unknownModules: Counter;
+  private readonly targetsRefused: Counter<'module' | 'reason'>;
+  /** Where this exporter listens, refused to probes by allowed_targets.deny_self_and_metadata. */
+  private self?: SelfListener;
   private readonly reloadSuccess: Gauge;
   private readonly reloadTime: Gauge;
   private server?: Server;
@@ -76,6 +80,7 @@ export class Exporter {
     this.history = new ProbeHistory(options.historyLimit);
     collectDefaultMetrics({ register: this.metrics });
     this.unknownModules = new Counter({ name: MODULE_UNKNOWN.name, help: MODULE_UNKNOWN.help, registers: [this.metrics] });
+    this.targetsRefused = new Counter({ name: TARGETS_REFUSED.name, help: TARGETS_REFUSED.help, labelNames: ['module', 'reason'], registers: [this.metrics] });
     this.reloadSuccess = gauge(this.metrics, CONFIG_RELOAD_SUCCESS);
     this.reloadTime = gauge(this.metrics, CONFIG_RELOAD_SUCCESS_TIME);
     gauge(this.metrics, BUILD_INFO, ['version', 'runtime']).set({ version: EXPORTER_VERSION, runtime: process.version }, 1);
@@ -110,6 +115,8 @@ export class Exporter {
       this.applyWeb(web);
       this.config = loaded;
       this.loaded = true;
+      // Interfaces may have gained addresses since the start: a reload reads them again.
+      this.refreshSelf();
       this.loadedChecksum = checksum;
       this.reloadSuccess.set(1);
       this.reloadTime.set(Date.now() / 1000);
@@ -171,7 +178,15 @@ export class Exporter {
           if (!response.writableFinished) abandoned.abort();
         });
         const reply = await handleProbe(
-          { config: this.config, timeoutOffsetSeconds: this.options.timeoutOffsetSeconds, log: this.options.log, history: this.history, unknownModules: this.unknownModules },
+          {
+            config: this.config,
+            timeoutOffsetSeconds: this.options.timeoutOffsetSeconds,
+            log: this.options.log,
+            history: this.history,
+            unknownModules: this.unknownModules,
+            targetsRefused: this.targetsRefused,
+            self: this.self,
+          },
           url.searchParams,
           Array.isArray(scrapeTimeout) ? scrapeTimeout[0] : scrapeTimeout,
           openMetrics,
@@ -236,7 +251,14 @@ export class Exporter {
       });
     }
     this.server = server;
+    server.once('listening', () => this.refreshSelf());
     return server;
+  }
+
+  /** The addresses and port the server listens on, as the allow-list's deny_self_and_metadata refuses them. */
+  private refreshSelf(): void {
+    const bound = this.server?.address();
+    if (bound && typeof bound === 'object') this.self = selfListener(bound.address, bound.port);
   }
 
   /**

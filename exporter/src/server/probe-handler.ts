@@ -12,6 +12,7 @@ import { runProbe } from './probe-run';
 import { probeTimeoutSeconds } from './probe-timeout';
 import { ProbeLog, type Logger } from '../log';
 import type { ProbeHistory } from './history';
+import type { SelfListener } from '../probers/shared/target-guard';
 
 /** Upstream's default module when the request names none. */
 export const DEFAULT_MODULE = 'http_2xx';
@@ -28,6 +29,10 @@ export interface ProbeContext {
   readonly log: Logger;
   readonly history: ProbeHistory;
   readonly unknownModules: Counter;
+  /** probekit_exporter_targets_refused_total, labelled module and reason. */
+  readonly targetsRefused?: Counter<'module' | 'reason'>;
+  /** The exporter's listener, for allowed_targets.deny_self_and_metadata. */
+  readonly self?: SelfListener;
 }
 
 function plain(status: number, body: string): ProbeReply {
@@ -79,13 +84,27 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
   // A target may carry credentials (https://user:password@host/); logs and history show it masked.
   const shownTarget = maskUrl(target);
   const probeLog = new ProbeLog(context.log, { module: moduleName, target: shownTarget });
-  const { success, registry } = await runProbe(moduleName, module, target, shownTarget, probeLog, { timeoutSeconds, hostname, abandoned, openMetrics });
+  const { success, registry, refusal } = await runProbe(moduleName, module, target, shownTarget, probeLog, {
+    timeoutSeconds,
+    hostname,
+    abandoned,
+    openMetrics,
+    allowedTargets: context.config.allowedTargets,
+    self: context.self,
+  });
+  if (refusal) {
+    context.targetsRefused?.inc({ module: moduleName, reason: refusal.reason });
+    probeLog.warn('Target refused by allowed_targets', { reason: refusal.reason, stage: refusal.stage, problem: refusal.message });
+  }
 
   const metricsText = await probeMetricsText(registry);
   let debug: string | undefined;
   // Written once, when the history's page or debug=true first asks: most probes' debug texts are never read.
   const debugOutput = (): string => (debug ??= debugText(probeLog.text(), metricsText, module));
   context.history.add({ module: moduleName, target: shownTarget, success, debugOutput });
+  // The target itself refused: the caller asked for something it may not, which is the request's fault,
+  // not the target's. A redirect refused mid-probe is the target's answer: probe_success 0 with the reason.
+  if (refusal?.stage === 'target') return plain(403, refusal.message);
   if (params.get('debug') === 'true') return { status: 200, contentType: 'text/plain; charset=utf-8', body: debugOutput() };
   return { status: 200, contentType: registry.contentType, body: metricsText };
 }

@@ -11,6 +11,8 @@ import { PROBE_DURATION, PROBE_SUCCESS, gauge } from '../metrics';
 import { probe } from '../probers';
 import { deadlineIn, ProbeInterrupted } from '../probers/shared/deadline';
 import { failed } from '../probers/shared/failure';
+import { TargetGuard, type Refusal, type SelfListener } from '../probers/shared/target-guard';
+import type { AllowList } from '../config/allowed-targets';
 import type { ProbeOutcome } from '../probers/types';
 import { runContained } from './escaped-errors';
 
@@ -21,6 +23,10 @@ export interface ProbeRunOptions {
   /** Fires when whoever asked for the probe went away: the probe stops then. */
   readonly abandoned?: AbortSignal;
   readonly openMetrics?: boolean;
+  /** The config's exporter-wide allowed_targets; the module's own comes with the module. */
+  readonly allowedTargets?: AllowList;
+  /** The exporter's listener, which deny_self_and_metadata refuses. */
+  readonly self?: SelfListener;
 }
 
 export interface ProbeRun {
@@ -28,6 +34,8 @@ export interface ProbeRun {
   /** Why the probe failed; absent when it succeeded. */
   readonly failure?: ProbeFailure;
   readonly durationSeconds: number;
+  /** What the allow-list refused, when it refused the target or a redirect (the failure is then `target refused`). */
+  readonly refusal?: Refusal;
   /** The probe's metrics, ready to be written out. */
   readonly registry: Registry;
 }
@@ -42,6 +50,9 @@ export async function runProbe(moduleName: string, module: CompiledModule, targe
   const durationGauge = gauge(registry, PROBE_DURATION);
   const deadline = deadlineIn(options.timeoutSeconds * 1000, options.abandoned);
   const started = performance.now();
+  const lists = [options.allowedTargets, module.allowedTargets].filter((list): list is AllowList => list !== undefined);
+  // Without a list nothing is checked, and probers get no guard to ask.
+  const guard = lists.length > 0 ? new TargetGuard(lists, options.self) : undefined;
   let outcome: ProbeOutcome = failed('internal error');
   // An error that escaped the probe fails it at once, even if the prober was waiting on something else.
   let onEscape: () => void = () => undefined;
@@ -58,7 +69,7 @@ export async function runProbe(moduleName: string, module: CompiledModule, targe
     },
   };
   try {
-    outcome = await Promise.race([runContained(scope, () => probe(deadline, target, module, registry, probeLog, { hostname: options.hostname })), escaped]);
+    outcome = await Promise.race([runContained(scope, () => probe(deadline, target, module, registry, probeLog, { hostname: options.hostname, guard })), escaped]);
   } catch (error) {
     // A prober must not throw; if one does, the probe fails rather than the exporter.
     probeLog.error('Prober failed unexpectedly', { err: error as Error });
@@ -76,5 +87,5 @@ export async function runProbe(moduleName: string, module: CompiledModule, targe
   const { reason, phase } = FAILURE_REASON_METRIC.labels;
   gauge(registry, FAILURE_REASON_METRIC, [reason, phase]).set({ [reason]: failure.reason, ...(failure.phase === undefined ? {} : { [phase]: failure.phase }) }, 1);
   probeLog.error('Probe failed', { duration_seconds: durationSeconds, reason: failure.reason, ...(failure.phase === undefined ? {} : { phase: failure.phase }) });
-  return { success: false, failure, durationSeconds, registry };
+  return { success: false, failure, durationSeconds, registry, ...(guard?.refusal && { refusal: guard.refusal }) };
 }

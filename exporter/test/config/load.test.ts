@@ -43,7 +43,7 @@ describe('config loading', () => {
       'blackbox.yml:6: modules.m.tcp.tls_config.insecure_skip_verfy: unknown field; did you mean "insecure_skip_verify"?',
     ]);
     expect(problems('modules:\n  m:\n    prober: http\n    colour: blue\n')).toEqual([
-      'blackbox.yml:4: modules.m.colour: unknown field; remove it; the fields here are prober, timeout, http, tcp, icmp, dns, grpc, unix',
+      'blackbox.yml:4: modules.m.colour: unknown field; remove it; the fields here are prober, timeout, http, tcp, icmp, dns, grpc, unix, allowed_targets',
     ]);
     expect(problems('modules: {}\nmodlues: {}\n')).toEqual(['blackbox.yml:2: modlues: unknown field; did you mean "modules"?']);
   });

@@ -136,9 +136,9 @@ export function startInNamespace(overlays: Readonly<Record<string, string>>, com
   return start(['unshare', '--mount', '--net', '--', 'sh', '-c', script]);
 }
 
-/** `command` in the network namespace of process `pid`. */
-export function inNamespace(pid: number, command: readonly string[]): string[] {
-  return ['nsenter', `--target=${pid}`, '--net', '--', ...command];
+/** `command` in the network namespace of process `pid` (with `mounts`, its mount namespace and working folder too: files it laid over the machine's). */
+export function inNamespace(pid: number, command: readonly string[], mounts = false): string[] {
+  return ['nsenter', `--target=${pid}`, '--net', ...(mounts ? ['--mount', '--wd'] : []), '--', ...command];
 }
 
 /** An HTTP GET from inside the network namespace of process `pid`: the body, or undefined when it fails. */

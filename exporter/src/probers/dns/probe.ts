@@ -66,7 +66,7 @@ export function validRecords(records: readonly DecodedRecord[], validator: Recor
   return true;
 }
 
-export const probeDns: Prober<'dns'> = async (deadline, target, module, registry, logger) => {
+export const probeDns: Prober<'dns'> = async (deadline, target, module, registry, logger, options) => {
   const settings = module.dns;
   const durations = phaseGauge(registry, PROBE_DNS_DURATION, DNS_PHASES);
   const answerRrs = gauge(registry, PROBE_DNS_ANSWER_RRS);
@@ -84,7 +84,7 @@ export const probeDns: Prober<'dns'> = async (deadline, target, module, registry
 
   let endpoint: Endpoint;
   try {
-    const resolved = await resolveTargetAddress(host, settings.ip, deadline, registry, logger);
+    const resolved = await resolveTargetAddress(host, settings.ip, deadline, registry, logger, options.guard, port);
     durations.set({ phase: 'resolve' }, resolved.lookupSeconds);
     endpoint = { address: resolved.address, port, family: resolved.family, source: settings.sourceAddress };
   } catch (error) {

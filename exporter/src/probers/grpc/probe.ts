@@ -39,7 +39,7 @@ function statusOf(error: unknown): number {
 /** Call statuses that say the health service does not serve: the service unknown to it, no health service, unavailable. */
 const NOT_SERVING_CODES = new Set([GRPC_NOT_FOUND, GRPC_UNIMPLEMENTED, GRPC_UNAVAILABLE]);
 
-export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, registry, logger) => {
+export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, registry, logger, options) => {
   const settings = module.grpc;
   const durations = phaseGauge(registry, PROBE_GRPC_DURATION, GRPC_PHASES);
   const ssl = gauge(registry, PROBE_GRPC_SSL);
@@ -62,7 +62,7 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
   let address: string;
   let family: 4 | 6;
   try {
-    const resolved = await resolveTargetAddress(host, settings.ip, deadline, registry, logger);
+    const resolved = await resolveTargetAddress(host, settings.ip, deadline, registry, logger, options.guard, port);
     ({ address, family } = resolved);
     durations.set({ phase: 'resolve' }, resolved.lookupSeconds);
   } catch (error) {

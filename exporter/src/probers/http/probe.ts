@@ -27,6 +27,7 @@ import { recordTlsMetrics, tlsConnectionOptions } from '../shared/tls';
 import type { ProbeDeadline, ProbeLogger, ProbeOutcome, Prober } from '../types';
 import { failed, failureOf, passedOr, SUCCEEDED } from '../shared/failure';
 import { Resources } from '../shared/resources';
+import type { RefusalStage, TargetGuard } from '../shared/target-guard';
 import { exchange, type ExchangeSettings, type Hop, type IncomingResponse, type Timings } from './exchange';
 import { requestContent, type HeaderList, type RequestContent } from './request';
 import { BodyTooLarge, readBody } from './body';
@@ -152,10 +153,18 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
   const targetHost = withZone(unbracket(targetUrl.hostname), targetZone);
   const proxy = http.proxy;
 
+  const guard = options.guard;
   let firstAddress = targetHost;
-  if (!(http.skipResolvePhaseWithProxy && proxy?.configured)) {
+  if (http.skipResolvePhaseWithProxy && proxy?.configured) {
     try {
-      const resolved = await resolveTargetAddress(targetHost, http.ip, deadline, registry, logger);
+      guardUnresolved(guard, targetHost, targetPort(targetUrl), 'target');
+    } catch (error) {
+      logger.error('Target refused', { err: error as Error });
+      return failureOf(error, 'target or module not usable');
+    }
+  } else {
+    try {
+      const resolved = await resolveTargetAddress(targetHost, http.ip, deadline, registry, logger, guard, targetPort(targetUrl));
       duration.inc({ phase: 'resolve' }, resolved.lookupSeconds);
       firstAddress = resolved.address;
     } catch (error) {
@@ -189,7 +198,7 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
       logger.error('Error preparing the request', { err: error as Error });
       return failureOf(error, 'target or module not usable');
     }
-    await sendFollowingRedirects(exchanges, { http, targetUrl, targetZone, firstAddress, serverName, firstTlsOptions, proxy, deadline, resources, logger }, request);
+    await sendFollowingRedirects(exchanges, { http, targetUrl, targetZone, firstAddress, serverName, firstTlsOptions, proxy, guard, deadline, resources, logger }, request);
     if (exchanges.final) verdict = await judge(exchanges.final, exchanges.requestErrored, http, deadline, resources, logger, regexGauge, celGauge);
     exchanges.hops[exchanges.hops.length - 1].timings.end = performance.now();
   } catch (error) {
@@ -228,6 +237,25 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
   return outcome;
 };
 
+/** The port a request to `url` goes to. */
+function targetPort(url: URL): number {
+  return Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+}
+
+/**
+ * The allow-list's check of a host the exporter leaves to the proxy to resolve: an IP literal is the
+ * address dialled; a name is checked as a name (and refused where networks are listed).
+ */
+function guardUnresolved(guard: TargetGuard | undefined, host: string, port: number, stage: RefusalStage): void {
+  if (!guard) return;
+  const bare = host.replace(/%.*$/, '');
+  if (isIP(bare) === 0) guard.checkUnresolved(host, stage);
+  else {
+    guard.checkHost(host, stage);
+    guard.checkAddress(host, host, port, stage);
+  }
+}
+
 /** `fe80::1` with zone `eth0` is dialled as `fe80::1%eth0`. */
 function withZone(host: string, zone: string | undefined): string {
   return zone === undefined ? host : `${host}%${zone}`;
@@ -251,6 +279,8 @@ interface Journey {
   /** TLS options for `serverName`, made while preparing the request (an https target only). */
   readonly firstTlsOptions?: ConnectionOptions;
   readonly proxy?: ProxyChoice;
+  /** The allow-lists, checked again for every hop to another host. */
+  readonly guard?: TargetGuard;
   readonly deadline: ProbeDeadline;
   readonly resources: Resources;
   readonly logger: ProbeLogger;
@@ -264,7 +294,7 @@ async function hopTlsOptions(journey: Journey, serverName: string): Promise<Conn
 
 /** Sends the request, then follows redirects as Go's client does, each hop on a new connection. */
 async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, firstRequest: RequestContent): Promise<void> {
-  const { http, targetUrl, proxy, deadline, resources, logger } = journey;
+  const { http, targetUrl, proxy, guard, deadline, resources, logger } = journey;
   const cookies = new Map<string, Map<string, string>>();
   let request = firstRequest;
   let url = targetUrl;
@@ -279,14 +309,16 @@ async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, fi
       // A redirect to another host resolves it as any client would; the time counts as resolve.
       address = withZone(hopHost, zone);
       if (isIP(hopHost) === 0 && !(http.skipResolvePhaseWithProxy && proxy?.configured)) {
+        guard?.checkHost(hopHost, 'redirect');
         address = (await beforeDeadline(deadline, 'resolve', lookup(hopHost))).address;
-      }
+        guard?.checkAddress(hopHost, address, targetPort(url), 'redirect');
+      } else guardUnresolved(guard, address, targetPort(url), 'redirect');
       timings.dnsDone = performance.now();
     }
     const hop: Hop = {
       url,
       address,
-      port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+      port: targetPort(url),
       tls: url.protocol === 'https:',
       host: (sameHost ? hostOverride : undefined) ?? url.host,
       serverName: sameHost ? journey.serverName : hopHost,

@@ -73,7 +73,7 @@ function openEchoSocket(
   }
 }
 
-export const probeIcmp: Prober<'icmp'> = async (deadline, target, module, registry, logger) => {
+export const probeIcmp: Prober<'icmp'> = async (deadline, target, module, registry, logger, options) => {
   const settings = module.icmp;
   const durations = phaseGauge(registry, PROBE_ICMP_DURATION, ICMP_PHASES);
   // A missing addon is a broken install, not a target's failure: said first, with where the addon belongs.
@@ -91,7 +91,7 @@ export const probeIcmp: Prober<'icmp'> = async (deadline, target, module, regist
   let family: IcmpFamily;
   let address: string;
   try {
-    const resolved = await resolveTargetAddress(parsed.target, settings.ip, deadline, registry, logger);
+    const resolved = await resolveTargetAddress(parsed.target, settings.ip, deadline, registry, logger, options.guard);
     family = resolved.family;
     address = resolved.address;
     durations.set({ phase: 'resolve' }, resolved.lookupSeconds);

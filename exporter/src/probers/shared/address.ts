@@ -10,7 +10,9 @@ import { PROBE_DNS_LOOKUP_TIME, PROBE_IP_ADDR_HASH, PROBE_IP_PROTOCOL, gauge } f
 import type { ProbeDeadline, ProbeLogger } from '../types';
 import { beforeDeadline } from './deadline';
 import { unbracket } from './host-port';
+import { ipBytes } from './ip-bytes';
 import type { IpFamily, IpPreference } from './ip-protocol';
+import type { TargetGuard } from './target-guard';
 
 export interface ResolvedAddress {
   readonly address: string;
@@ -39,36 +41,24 @@ export function ipAddressHash(address: string): number {
   return hash >>> 0;
 }
 
-function ipBytes(address: string): number[] {
-  if (isIP(address) === 4) return address.split('.').map(Number);
-  // A zone (fe80::1%eth0) names the interface, not the address: Go hashes the 16 bytes alone.
-  let text = address.replace(/%.*$/, '');
-  const bytes: number[] = [];
-  // An IPv6 address may end in dotted IPv4 form (::ffff:1.2.3.4); turn that tail into two groups.
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted[1].split('.').map(Number);
-    text = text.slice(0, -dotted[1].length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
-  const headGroups = head ? head.split(':') : [];
-  const tailGroups = tail ? tail.split(':') : [];
-  const missing = 8 - headGroups.length - tailGroups.length;
-  const groups = [...headGroups, ...Array<string>(tail === undefined ? 0 : missing).fill('0'), ...tailGroups];
-  for (const group of groups) {
-    const value = parseInt(group, 16);
-    bytes.push(value >> 8, value & 0xff);
-  }
-  return bytes;
-}
-
 /**
  * Resolves `host` to one address following upstream's rules, with the module's preferred_ip_protocol and
  * ip_protocol_fallback (`ip`): without fallback, only the preferred family
  * counts; with fallback, the first address of the preferred family, else the last of the other one.
- * Rejects (after recording the metrics) when no address fits or the deadline passes.
+ * Rejects (after recording the metrics) when no address fits or the deadline passes. With a `guard` (an
+ * allow-list applies), rejects with TargetRefused a host it refuses before resolving it, and an address
+ * it refuses at `port` (none for ICMP) once chosen: the address checked is the address dialled.
  */
-export async function resolveTargetAddress(host: string, ip: IpPreference, deadline: ProbeDeadline, registry: Registry, logger: ProbeLogger, lookup: Lookup = systemLookup): Promise<ResolvedAddress> {
+export async function resolveTargetAddress(
+  host: string,
+  ip: IpPreference,
+  deadline: ProbeDeadline,
+  registry: Registry,
+  logger: ProbeLogger,
+  guard?: TargetGuard,
+  port?: number,
+  lookup: Lookup = systemLookup,
+): Promise<ResolvedAddress> {
   const protocolGauge = gauge(registry, PROBE_IP_PROTOCOL);
   const lookupGauge = gauge(registry, PROBE_DNS_LOOKUP_TIME);
   const hashGauge = gauge(registry, PROBE_IP_ADDR_HASH);
@@ -76,10 +66,12 @@ export async function resolveTargetAddress(host: string, ip: IpPreference, deadl
   const preferred = ip.preferred;
   const other: IpFamily = preferred === 4 ? 6 : 4;
   const name = unbracket(host);
+  guard?.checkHost(name);
   logger.debug('Resolving target address', { target: name, ip_protocol: `ip${preferred}` });
   const started = performance.now();
   const elapsed = (): number => (performance.now() - started) / 1000;
 
+  let resolved: ResolvedAddress;
   try {
     const candidates = await beforeDeadline(deadline, 'resolve', candidatesFor(name, ip.fallback ? 0 : preferred, lookup));
     const chosen = candidates.find((candidate) => candidate.family === preferred) ?? (ip.fallback ? candidates.filter((candidate) => candidate.family === other).pop() : undefined);
@@ -92,12 +84,14 @@ export async function resolveTargetAddress(host: string, ip: IpPreference, deadl
     protocolGauge.set(family);
     hashGauge.set(ipAddressHash(chosen.address));
     logger.debug('Resolved target address', { target: name, ip: chosen.address });
-    return { address: chosen.address, family, lookupSeconds };
+    resolved = { address: chosen.address, family, lookupSeconds };
   } catch (error) {
     lookupGauge.set(elapsed());
     logger.error('Resolution with IP protocol failed', { target: name, err: (error as Error).message });
     throw error;
   }
+  guard?.checkAddress(name, resolved.address, port);
+  return resolved;
 }
 
 /** An IP literal is its own answer (the system resolver would ignore the family asked for). */

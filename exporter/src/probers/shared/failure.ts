@@ -8,6 +8,7 @@ import type { FailureReason, TimeoutPhase } from '../../contract/failure-reasons
 import type { ProbeOutcome } from '../types';
 import { ConfiguredFileError } from './config-file';
 import { DEADLINE_PHASES, DeadlineExceeded, ProbeInterrupted } from './deadline';
+import { TargetRefused } from './target-guard';
 
 export const SUCCEEDED: ProbeOutcome = { success: true };
 
@@ -79,12 +80,13 @@ const CONNECTION_CODES = new Set([
 
 /**
  * The failure `error` stands for: a timeout with its phase, an interrupted probe, a TLS handshake or
- * certificate, a refused or lost connection, a file the module names that cannot be read; anything else is `otherwise`, the reason of the step the
+ * certificate, a target the allow-list refused, a refused or lost connection, a file the module names that cannot be read; anything else is `otherwise`, the reason of the step the
  * prober was taking (resolving, reading a file, speaking the protocol).
  */
 export function failureOf(error: unknown, otherwise: FailureReason): ProbeOutcome {
   if (error instanceof DeadlineExceeded) return failed('timed out', DEADLINE_PHASES[error.phase]);
   if (error instanceof ProbeInterrupted) return failed('probe interrupted');
+  if (error instanceof TargetRefused) return failed('target refused');
   if (error instanceof ConfiguredFileError) return failed('target or module not usable');
   const code = (error as { code?: unknown } | undefined)?.code;
   if (error instanceof TlsHandshakeError) return failed(typeof code === 'string' && CERTIFICATE_CODES.has(code) ? 'certificate not valid' : 'TLS handshake failed');

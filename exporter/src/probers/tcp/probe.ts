@@ -35,7 +35,7 @@ async function openConnection(
   return socket;
 }
 
-export const probeTcp: Prober<'tcp'> = async (deadline, target, module, registry, logger) => {
+export const probeTcp: Prober<'tcp'> = async (deadline, target, module, registry, logger, options) => {
   const settings = module.tcp;
   const parsed = tcpTarget.parse(target);
   if (!parsed.ok) {
@@ -45,7 +45,7 @@ export const probeTcp: Prober<'tcp'> = async (deadline, target, module, registry
   const { host, port } = parsed.target;
   let resolved: ResolvedAddress;
   try {
-    resolved = await resolveTargetAddress(host, settings.ip, deadline, registry, logger);
+    resolved = await resolveTargetAddress(host, settings.ip, deadline, registry, logger, options.guard, port);
   } catch (error) {
     logger.error('Error during TCP probe', { err: (error as Error).message });
     return failureOf(error, 'resolve failed');

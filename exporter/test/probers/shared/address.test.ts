@@ -12,7 +12,7 @@ async function resolve(host: string, preferred: 'ip4' | 'ip6', fallback: boolean
   const registry = new Registry();
   const deadline = deadlineIn(ms);
   try {
-    const result = await resolveTargetAddress(host, ip, deadline, registry, new ProbeLog(quiet, {}), lookup);
+    const result = await resolveTargetAddress(host, ip, deadline, registry, new ProbeLog(quiet, {}), undefined, undefined, lookup);
     return { result, samples: parseMetrics(await registry.metrics()) };
   } catch (error) {
     return { error: error as Error, samples: parseMetrics(await registry.metrics()) };

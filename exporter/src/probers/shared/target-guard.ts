@@ -1,0 +1,127 @@
+/**
+ * The allow-list at work: every prober asks the guard before it resolves a target's name and before it
+ * dials the address chosen (./address.ts), and the http prober again for every redirect hop. A refusal is
+ * an error the prober turns into the failure `target refused`; the guard keeps it, so the probe handler
+ * can answer 403 when the target itself was refused, count it, and say why.
+ */
+import { networkInterfaces } from 'node:os';
+import { isIP } from 'node:net';
+import { hostMatches, inNetwork, METADATA_NETWORKS, parseNetwork, type AllowList, type Network } from '../../config/allowed-targets';
+import { ip16 } from './ip-bytes';
+
+/** Why a target was refused, as the `reason` label of probekit_exporter_targets_refused_total: a short, fixed list. */
+export const REFUSAL_REASONS = ['host_not_allowed', 'network_not_allowed', 'address_not_resolved', 'exporter_itself', 'link_local_or_metadata'] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+
+/** The probe's target, or a host a redirect led to. */
+export type RefusalStage = 'target' | 'redirect';
+
+export interface Refusal {
+  readonly reason: RefusalReason;
+  readonly stage: RefusalStage;
+  /** One line naming the host or address and the rule that refused it; never a URL (it may hold credentials). */
+  readonly message: string;
+}
+
+/** What a prober throws when the guard refuses; ./failure.ts reads it as `target refused`. */
+export class TargetRefused extends Error {
+  constructor(readonly refusal: Refusal) {
+    super(refusal.message);
+    this.name = 'TargetRefused';
+  }
+}
+
+/** The exporter's own listener: the addresses that reach it, at its port. */
+export interface SelfListener {
+  readonly port: number;
+  readonly networks: readonly Network[];
+}
+
+/** Addresses that reach a listener on every interface: the unspecified ones (Linux connects them locally) and loopback. */
+const ALWAYS_LOCAL = ['0.0.0.0/32', '::/128', '127.0.0.0/8', '::1/128'];
+
+/**
+ * The addresses that reach a listener bound to `address` at `port`: that address alone, or for the
+ * unspecified address (0.0.0.0, ::) every address of every local interface (read now) and loopback.
+ * Either way 0.0.0.0 and :: too, which Linux connects to this host.
+ */
+export function selfListener(address: string, port: number): SelfListener {
+  const texts = new Set(['0.0.0.0/32', '::/128']);
+  const bare = address.replace(/%.*$/, '');
+  if (bare === '' || bare === '0.0.0.0' || bare === '::') {
+    for (const text of ALWAYS_LOCAL) texts.add(text);
+    for (const entries of Object.values(networkInterfaces())) for (const entry of entries ?? []) texts.add(entry.address.replace(/%.*$/, ''));
+  } else if (isIP(bare) !== 0) texts.add(bare);
+  const networks = [...texts].map((text) => parseNetwork(text)).filter((network): network is Network => typeof network !== 'string');
+  return { port, networks };
+}
+
+/**
+ * The check of one probe against the exporter-wide list and the module's (both must pass). Made only
+ * when some list exists; without one, probers get no guard and check nothing.
+ */
+export class TargetGuard {
+  /** The first refusal of this probe: a probe stops at it. */
+  refusal?: Refusal;
+
+  constructor(
+    private readonly lists: readonly AllowList[],
+    private readonly self: SelfListener | undefined,
+  ) {}
+
+  private refuse(reason: RefusalReason, stage: RefusalStage, message: string): never {
+    const refusal: Refusal = { reason, stage, message: `target refused: ${message}` };
+    this.refusal ??= refusal;
+    throw new TargetRefused(refusal);
+  }
+
+  /** Refuses `host` (as written: a name or an IP literal) that a `hosts` list does not match; before it is resolved. */
+  checkHost(host: string, stage: RefusalStage = 'target'): void {
+    const bare = host.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+    for (const list of this.lists) {
+      if (list.hosts && !list.hosts.some((pattern) => hostMatches(bare, pattern))) {
+        this.refuse('host_not_allowed', stage, `host ${JSON.stringify(bare)} matches none of ${list.field}.hosts`);
+      }
+    }
+  }
+
+  /**
+   * Refuses `address` (what `host` resolved to, or `host` itself as an IP literal) at `port` (none for
+   * ICMP) when a `networks` list does not hold it, or when it is the exporter's own listener or a
+   * link-local or metadata address and a list says to refuse those.
+   */
+  checkAddress(host: string, address: string, port: number | undefined, stage: RefusalStage = 'target'): void {
+    const bytes = ip16(address);
+    const shown = host === address ? address : `${JSON.stringify(host)} (resolved to ${address})`;
+    for (const list of this.lists) {
+      if (list.denySelfAndMetadata) {
+        if (METADATA_NETWORKS.some((network) => inNetwork(bytes, network))) {
+          this.refuse('link_local_or_metadata', stage, `${shown} is a link-local or cloud metadata address, refused by ${list.field}.deny_self_and_metadata`);
+        }
+        if (this.self && port === this.self.port && this.self.networks.some((network) => inNetwork(bytes, network))) {
+          this.refuse('exporter_itself', stage, `${shown} port ${port} is the exporter's own listener, refused by ${list.field}.deny_self_and_metadata`);
+        }
+      }
+      if (list.networks && !list.networks.some((network) => inNetwork(bytes, network))) {
+        this.refuse('network_not_allowed', stage, `${shown} lies in none of ${list.field}.networks`);
+      }
+    }
+  }
+
+  /**
+   * A host name the exporter does not resolve (a proxy with skip_resolve_phase_with_proxy resolves it): its
+   * name is checked, and a `networks` list refuses it, since its address cannot be shown to be in one.
+   */
+  checkUnresolved(host: string, stage: RefusalStage = 'target'): void {
+    this.checkHost(host, stage);
+    for (const list of this.lists) {
+      if (list.networks) {
+        this.refuse(
+          'address_not_resolved',
+          stage,
+          `host ${JSON.stringify(host)} is resolved by the proxy, not the exporter, so ${list.field}.networks cannot be checked; set skip_resolve_phase_with_proxy: false`,
+        );
+      }
+    }
+  }
+}
