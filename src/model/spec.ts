@@ -17,8 +17,9 @@ export const DEFAULTS = {
     /** Made only when replicas > 1. */
     podDisruptionBudget: true,
     /**
-     * The memory request is about 1.4 times the 67 to 69 MiB an idle exporter holds, the limit about 1.4 times the
-     * 185 MiB it peaked at with 256 probes in flight in `npm run bench` (docs/benchmarks.md).
+     * The memory request is about 1.4 times the 67 to 69 MiB an idle exporter holds, the limit leaves 49 MiB above
+     * the 207 MiB it peaked at with 256 gRPC health checks in flight in the run of record of `npm run bench`
+     * (docs/benchmarks.md).
      */
     resources: {
       requests: { cpu: '50m', memory: '96Mi' },
