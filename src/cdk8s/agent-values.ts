@@ -5,8 +5,8 @@
 import { Chart } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
 import { stringify } from 'yaml';
-import { DEFAULTS, type ExporterTls, type ScrapeJob } from '../model';
-import { agentScrapeTls, exporterHost } from '../render/exporter-tls';
+import { DEFAULTS, type ExporterBasicAuth, type ExporterTls, type ScrapeJob } from '../model';
+import { agentScrapeAccess, exporterHost } from '../render/exporter-web-config';
 import { agentValuesFor, type AgentChartValues } from '../render/agent-values';
 import { renderExporterScrapeJob, renderScrapeJob, type ScrapeConfig } from '../render/scrape-job';
 
@@ -25,6 +25,8 @@ export interface AgentValuesProps {
   readonly scrapeExporter?: boolean;
   /** The exporter serves https: the jobs use it, trusting its CA and checking `exporterAddress`'s host name. @default - http */
   readonly exporterTls?: ExporterTls;
+  /** The exporter asks for a password: the jobs send it from the file the agent's pod mounts from its Secret. @default - none */
+  readonly exporterBasicAuth?: ExporterBasicAuth;
 }
 
 export class AgentValues extends Construct {
@@ -45,16 +47,16 @@ export class AgentValues extends Construct {
   }
 
   addScrapeJob(job: ScrapeJob): void {
-    this.scrapeConfigs.push(this.overTls(renderScrapeJob(job, this.props.exporterAddress)));
+    this.scrapeConfigs.push(this.withAccess(renderScrapeJob(job, this.props.exporterAddress)));
   }
 
-  private overTls<T extends ScrapeConfig>(config: T): T {
-    const tls = this.props.exporterTls;
-    return tls ? { ...config, ...agentScrapeTls(tls, exporterHost(this.props.exporterAddress)) } : config;
+  /** The job with the scheme, TLS settings and password the exporter asks for. */
+  private withAccess<T extends ScrapeConfig>(config: T): T {
+    return { ...config, ...agentScrapeAccess({ tls: this.props.exporterTls, basicAuth: this.props.exporterBasicAuth }, exporterHost(this.props.exporterAddress)) };
   }
 
   get values(): AgentChartValues {
-    const exporterJob = this.props.scrapeExporter === false ? [] : [this.overTls(renderExporterScrapeJob(this.props.exporterAddress))];
+    const exporterJob = this.props.scrapeExporter === false ? [] : [this.withAccess(renderExporterScrapeJob(this.props.exporterAddress))];
     return agentValuesFor(
       {
         chartKey: this.props.chartKey ?? DEFAULTS.agent.chartKey,

@@ -17,6 +17,7 @@ import {
   requireEnvSecret,
   type Environment,
   type ExporterAutoscaling,
+  type ExporterBasicAuth,
   type ExporterTls,
   type NetworkPolicySettings,
   type Resources,
@@ -26,7 +27,7 @@ import {
 import { CLUSTER_CONFIG_DIR, CLUSTER_SECRETS_DIR, existingSecretDir, renderExporterConfig, type SecretFile } from '../render/exporter-config';
 import { renderExternalSecret } from '../render/external-secret';
 import { renderNetworkPolicy, renderPodDisruptionBudget } from '../render/exporter-policies';
-import { CLUSTER_TLS_DIR, renderWebConfig, WEB_CONFIG_FILE } from '../render/exporter-tls';
+import { CLUSTER_TLS_DIR, CLUSTER_WEB_CONFIG_DIR, hasWebConfig, kubeletCanCallHealth, renderWebConfig, WEB_CONFIG_FILE, type ExporterAccess } from '../render/exporter-web-config';
 import { exporterLabels, exporterSelectorLabels } from '../render/labels';
 import { exporterServiceAddress } from '../render/scrape-job';
 import { EXPORTER_SERVICE_PORT_NAME } from '../render/operator-objects';
@@ -62,6 +63,11 @@ export interface BlackboxExporterProps {
   readonly podDisruptionBudget?: boolean;
   /** Serve https with the certificate of a `kubernetes.io/tls` Secret (e.g. cert-manager's). @default - plain http */
   readonly tls?: ExporterTls;
+  /**
+   * Ask every caller for a password (the web config's basic_auth_users): the web config then sits in a Secret
+   * of its own (`<serviceName>-web-config`) as it holds the password's hash. @default - no password
+   */
+  readonly basicAuth?: ExporterBasicAuth;
   /**
    * What every module's probes may reach (the config file's top-level allowed_targets); its networks are
    * also the NetworkPolicy's egress when that lists none of its own.
@@ -99,6 +105,7 @@ export class BlackboxExporter extends Construct {
     this.modules = { ...props.modules };
     this.allowedTargets = props.allowedTargets;
     this.env = props.env ?? {};
+    const access: ExporterAccess = { tls: props.tls, basicAuth: props.basicAuth };
     const labels = exporterLabels(serviceName);
 
     this.configMap = new kplus.ConfigMap(this, 'config', { metadata: { name: `${serviceName}-config`, labels } });
@@ -120,10 +127,10 @@ export class BlackboxExporter extends Construct {
       name: 'exporter',
       image: props.image ?? DEFAULTS.exporter.image,
       imagePullPolicy: kplus.ImagePullPolicy.IF_NOT_PRESENT,
-      args: exporterArgs({ configFile: `${CLUSTER_CONFIG_DIR}/${DEFAULT_CONFIG_FILE}`, webConfigFile: props.tls && `${CLUSTER_CONFIG_DIR}/${WEB_CONFIG_FILE}` }),
+      args: exporterArgs({ configFile: `${CLUSTER_CONFIG_DIR}/${DEFAULT_CONFIG_FILE}`, webConfigFile: webConfigFileOf(access) }),
       ports: [{ number: EXPORTER_PORT, name: EXPORTER_SERVICE_PORT_NAME }],
-      liveness: healthProbe(props.tls),
-      readiness: healthProbe(props.tls),
+      liveness: healthProbe(access),
+      readiness: healthProbe(access),
       securityContext: {
         ensureNonRoot: true,
         user: RUN_AS,
@@ -139,14 +146,26 @@ export class BlackboxExporter extends Construct {
       DEFAULT_CONFIG_FILE,
       lazyString(() => this.configText()),
     );
+    if (access.basicAuth) {
+      const webConfig = new kplus.Secret(this, 'web-config', { metadata: { name: `${serviceName}-web-config`, labels } });
+      webConfig.addStringData(WEB_CONFIG_FILE, renderWebConfig(access));
+      this.container.mount(CLUSTER_WEB_CONFIG_DIR, kplus.Volume.fromSecret(this, 'web-config-volume', webConfig), { readOnly: true });
+    } else if (access.tls) {
+      this.configMap.addData(WEB_CONFIG_FILE, renderWebConfig(access));
+    }
     if (props.tls) {
-      this.configMap.addData(WEB_CONFIG_FILE, renderWebConfig(props.tls));
       const tlsSecret = kplus.Secret.fromSecretName(this, 'tls', props.tls.secretName);
       this.container.mount(CLUSTER_TLS_DIR, kplus.Volume.fromSecret(this, 'tls-volume', tlsSecret), { readOnly: true });
     }
     this.deployment.podMetadata.addAnnotation(
       CONFIG_CHECKSUM_ANNOTATION,
-      lazyString(() => createHash('sha256').update(this.configText()).digest('hex')),
+      // The web config too: a new password hash or TLS setting rolls the pods as a new config does.
+      lazyString(() =>
+        createHash('sha256')
+          .update(this.configText())
+          .update(hasWebConfig(access) ? renderWebConfig(access) : '')
+          .digest('hex'),
+      ),
     );
     ApiObject.of(this.deployment).addJsonPatch(
       JsonPatch.add('/spec/template/spec/containers/0/securityContext/capabilities', { drop: ['ALL'] }),
@@ -239,11 +258,18 @@ export class BlackboxExporter extends Construct {
 
 /**
  * The kubelet's health check: GET /-/healthy, over https when the exporter serves it; a TCP connect when it
- * requires client certificates, which the kubelet cannot present.
+ * requires client certificates or a password, which the kubelet cannot present (a password in the pod spec
+ * would be readable by whoever reads Deployments).
  */
-function healthProbe(tls: ExporterTls | undefined): kplus.Probe {
-  if (tls?.agentSecretName !== undefined) return kplus.Probe.fromTcpSocket({ port: EXPORTER_PORT });
-  return kplus.Probe.fromHttpGet(HEALTH_PATH, { port: EXPORTER_PORT, ...(tls ? { scheme: kplus.ConnectionScheme.HTTPS } : {}) });
+function healthProbe(access: ExporterAccess): kplus.Probe {
+  if (!kubeletCanCallHealth(access)) return kplus.Probe.fromTcpSocket({ port: EXPORTER_PORT });
+  return kplus.Probe.fromHttpGet(HEALTH_PATH, { port: EXPORTER_PORT, ...(access.tls ? { scheme: kplus.ConnectionScheme.HTTPS } : {}) });
+}
+
+/** Where the exporter reads its web config: the ConfigMap's folder, or the web-config Secret's when it holds a hash. */
+function webConfigFileOf(access: ExporterAccess): string | undefined {
+  if (!hasWebConfig(access)) return undefined;
+  return `${access.basicAuth ? CLUSTER_WEB_CONFIG_DIR : CLUSTER_CONFIG_DIR}/${WEB_CONFIG_FILE}`;
 }
 
 /** A string property computed at synth; cdk8s resolves Lazy values wherever they sit in an object. */

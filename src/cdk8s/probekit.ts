@@ -41,6 +41,7 @@ export class Probekit extends Construct {
       jobs: spec.agent.scrapeJobs ? spec.jobs : [],
       scrapeExporter: spec.agent.scrapeJobs,
       exporterTls: spec.exporter.tls,
+      exporterBasicAuth: spec.exporter.basicAuth,
     });
     if (spec.dashboard.enabled) {
       this.dashboard = new EndpointsDashboard(this, 'dashboard', {
@@ -61,6 +62,7 @@ export class Probekit extends Construct {
         labels: spec.operator.labels,
         jobs: spec.jobs,
         exporterTls: spec.exporter.tls,
+        exporterBasicAuth: spec.exporter.basicAuth,
       });
     }
     if (spec.searchEngine) {

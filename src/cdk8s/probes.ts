@@ -5,8 +5,8 @@
  */
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import type { ExporterTls, Job } from '../model';
-import { exporterHost, operatorScrapeTls } from '../render/exporter-tls';
+import type { ExporterBasicAuth, ExporterTls, Job } from '../model';
+import { exporterHost, operatorScrapeAccess } from '../render/exporter-web-config';
 import { renderExporterServiceMonitor, renderProbe, type OperatorTarget } from '../render/operator-objects';
 
 export interface ProbesProps {
@@ -21,6 +21,8 @@ export interface ProbesProps {
   readonly jobs?: readonly Job[];
   /** The exporter serves https: the Probes and the ServiceMonitor use it, with the Secrets by reference. @default - http */
   readonly exporterTls?: ExporterTls;
+  /** The exporter asks for a password: the Probes and the ServiceMonitor send it from its Secret. @default - none */
+  readonly exporterBasicAuth?: ExporterBasicAuth;
 }
 
 export class Probes extends Construct {
@@ -35,19 +37,23 @@ export class Probes extends Construct {
     super(scope, id);
     this.target = { namespace: props.namespace, labels: props.labels ?? {} };
     const monitor = renderExporterServiceMonitor(props.serviceName, this.target);
-    const tls = props.exporterTls && operatorScrapeTls(props.exporterTls, exporterHost(props.exporterAddress));
-    this.serviceMonitor = new ApiObject(
-      this,
-      'exporter-metrics',
-      tls ? { ...monitor, spec: { ...monitor.spec, endpoints: monitor.spec.endpoints.map((endpoint) => ({ ...endpoint, scheme: 'https', tlsConfig: tls })) } } : monitor,
-    );
+    const access = this.access();
+    this.serviceMonitor = new ApiObject(this, 'exporter-metrics', {
+      ...monitor,
+      spec: { ...monitor.spec, endpoints: monitor.spec.endpoints.map((endpoint) => ({ ...endpoint, ...(props.exporterTls && { scheme: 'https' }), ...access })) },
+    });
     props.jobs?.forEach((job) => this.addJob(job));
   }
 
   /** A Probe for one more job; its object name is the job's name made fit for Kubernetes. */
   addJob(job: Job): ApiObject {
     const probe = renderProbe(job, this.props.exporterAddress, this.target);
-    const tls = this.props.exporterTls && operatorScrapeTls(this.props.exporterTls, exporterHost(this.props.exporterAddress));
-    return new ApiObject(this, `probe-${probe.metadata.name}`, tls ? { ...probe, spec: { ...probe.spec, prober: { ...probe.spec.prober, scheme: 'https' }, tlsConfig: tls } } : probe);
+    const prober = this.props.exporterTls ? { ...probe.spec.prober, scheme: 'https' } : probe.spec.prober;
+    return new ApiObject(this, `probe-${probe.metadata.name}`, { ...probe, spec: { ...probe.spec, prober, ...this.access() } });
+  }
+
+  /** tlsConfig and basicAuth for scraping the exporter, as far as it asks for them. */
+  private access(): ReturnType<typeof operatorScrapeAccess> {
+    return operatorScrapeAccess({ tls: this.props.exporterTls, basicAuth: this.props.exporterBasicAuth }, exporterHost(this.props.exporterAddress));
   }
 }

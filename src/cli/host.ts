@@ -79,6 +79,12 @@ async function render(args: readonly string[], io: CliIo): Promise<number> {
       'note: searchEngine is not rendered on a host: the host form installs the exporter; run the assistant\'s skills server where the assistant runs, with the URL and token in its environment (see "probekit assistant serve --help")\n',
     );
   }
+  const clusterOnly = (['tls', 'basicAuth', 'networkPolicy'] as const).filter((key) => spec.exporter[key] !== undefined);
+  if (clusterOnly.length > 0) {
+    io.stderr(
+      `note: ${clusterOnly.map((key) => `exporter.${key}`).join(', ')} ${clusterOnly.length === 1 ? 'is a cluster setting' : 'are cluster settings'} and not rendered on a host: the exporter there listens as its unit says; limit who reaches it with --web.listen-address and a web config of your own (see "Security" in the README)\n`,
+    );
+  }
   return 0;
 }
 

@@ -115,6 +115,18 @@ const exporterSchema = z.strictObject({
       agentSecretName: z.string().min(1).optional(),
     })
     .optional(),
+  basicAuth: z
+    .strictObject({
+      username: z.string().regex(/^[^:\s]+$/, 'must be a user name without colons or spaces, for example prometheus'),
+      passwordHash: z
+        .string()
+        .regex(
+          /^\$2[aby]?\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}$/,
+          'must be a bcrypt hash (60 characters starting with $2y$, $2b$ or $2a$), for example the output of: htpasswd -nbBC 10 "" PASSWORD | tr -d \':\\n\'',
+        ),
+      secretName: z.string().min(1),
+    })
+    .optional(),
 });
 
 /** `10.0.0.0/8`, `2001:db8::/32`: an IP address and a prefix length its family allows. */
@@ -339,6 +351,7 @@ export interface Spec {
     readonly podDisruptionBudget: boolean;
     /** Present when the exporter serves https. */
     readonly tls?: ExporterTls;
+    readonly basicAuth?: ExporterBasicAuth;
     /** Present when the spec limits what every module's probes may reach. */
     readonly allowedTargets?: AllowedTargets;
   };
@@ -359,6 +372,19 @@ export interface ExporterTls {
   readonly secretName: string;
   /** The agent's client certificate Secret (`tls.crt`, `tls.key`, signed by that CA); set, the exporter requires client certificates. */
   readonly agentSecretName?: string;
+}
+
+/**
+ * The exporter asking for a password (the web config's `basic_auth_users`): the bcrypt hash is written into its
+ * web config, the password itself stays in a `kubernetes.io/basic-auth` Secret (`username`, `password`) that the
+ * agent mounts and the Operator's objects reference.
+ */
+export interface ExporterBasicAuth {
+  readonly username: string;
+  /** A bcrypt hash of the password, as `htpasswd -nbBC 10 "" PASSWORD` prints it after the colon. */
+  readonly passwordHash: string;
+  /** The Secret holding `password` (and `username`, which the Operator's objects read) for whoever scrapes the exporter. */
+  readonly secretName: string;
 }
 
 /**

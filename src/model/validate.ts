@@ -159,6 +159,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
       externalUrl: (exporter?.externalUrl ?? DEFAULTS.exporterExternalUrl).replace(/\/+$/, ''),
       ...(exporter?.networkPolicy === undefined ? {} : { networkPolicy: exporter.networkPolicy }),
       ...(exporter?.tls === undefined ? {} : { tls: exporter.tls }),
+      ...(exporter?.basicAuth === undefined ? {} : { basicAuth: exporter.basicAuth }),
       ...(exporter?.allowedTargets === undefined ? {} : { allowedTargets: { ...exporter.allowedTargets, denySelfAndMetadata: exporter.allowedTargets.denySelfAndMetadata ?? false } }),
       podDisruptionBudget: exporter?.podDisruptionBudget ?? DEFAULTS.exporter.podDisruptionBudget,
       resources: {

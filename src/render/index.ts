@@ -12,4 +12,4 @@ export * from './probe-metrics';
 export * from './host-monitoring-files';
 export * from './external-secret';
 export * from './exporter-policies';
-export * from './exporter-tls';
+export * from './exporter-web-config';

@@ -21,6 +21,10 @@ export interface ScrapeConfig {
   readonly static_configs: ReadonlyArray<{ readonly targets: readonly string[]; readonly labels?: Readonly<Record<string, string>> }>;
   /** The probe jobs' three rules; the exporter's own job scrapes its address as it is. */
   readonly relabel_configs?: readonly RelabelRule[];
+  /** How the exporter is scraped when it serves https and/or asks for a password (`exporter.tls`, `exporter.basicAuth`). */
+  readonly scheme?: 'https';
+  readonly tls_config?: Readonly<Record<string, string>>;
+  readonly basic_auth?: { readonly username: string; readonly password_file: string };
 }
 
 /** A probe job: the module as parameter, the three rules. */

@@ -112,4 +112,17 @@ describe("probekit host render, in the caller's directory", () => {
       'note: searchEngine is not rendered on a host: the host form installs the exporter; run the assistant\'s skills server where the assistant runs, with the URL and token in its environment (see "probekit assistant serve --help")\n',
     );
   });
+
+  it('says which exporter settings of the cluster form a host leaves out, so nobody thinks the host form is behind TLS or a password', async () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'spec.yaml'),
+      `${SPEC}exporter:\n  tls: { secretName: exporter-tls }\n  basicAuth: { username: prometheus, passwordHash: "${'$2y$10$' + 'a'.repeat(53)}", secretName: exporter-auth }\n`,
+    );
+    const result = await runCli(['host', 'render', '--spec', 'spec.yaml'], {}, undefined, dir);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(
+      'note: exporter.tls, exporter.basicAuth are cluster settings and not rendered on a host: the exporter there listens as its unit says; limit who reaches it with --web.listen-address and a web config of your own (see "Security" in the README)\n',
+    );
+  });
 });
