@@ -42,8 +42,14 @@ const SCENARIO_FILTER = process.env.BENCH_SCENARIOS?.split(',')
 /** Flags for the node that runs our bundle, e.g. to compare V8's garbage collector settings. */
 const NODE_FLAGS = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 const RESULTS_FILE = resolve(process.env.BENCH_RESULTS ?? resolve(__dirname, 'results.json'));
-/** How long an exporter sits after its first probe before its idle memory is read. */
-const IDLE_SETTLE_MS = 1000;
+/** When an exporter's memory just after start-up is read: a second after its first probe. */
+const STARTED_RSS_MS = 1000;
+/**
+ * When its idle memory is read: once it has settled. Node's V8 gives back the heap that start-up grew only
+ * when its memory reducer runs, 8 s after the allocations stop (--gc-memory-reducer-start-delay-ms), so a
+ * long-running exporter's idle, the figure a memory request is sized from, is read after that, for both.
+ */
+const IDLE_SETTLE_MS = 12_000;
 const BUNDLE = resolve(__dirname, '../dist/probekit-exporter.js');
 const TARGET_SERVER = resolve(__dirname, 'target-server.ts');
 const EXPORTERS = ['reference', 'ours'] as const;
@@ -115,7 +121,8 @@ function scenarios(ports: TargetPorts, caFile: string, nginxPort: number | undef
 interface Started {
   readonly exporter: RunningExporter;
   readonly startupMs: number;
-  readonly idleRssMiB: number;
+  /** RSS a second after the first probe. */
+  readonly startedRssMiB: number;
 }
 
 /** Starts an exporter and probes until a probe succeeds: start-up is from the spawn to that answer. */
@@ -132,8 +139,8 @@ async function start(name: ExporterName, config: string, scenario: Scenario, opt
       await new Promise((resolveWait) => setTimeout(resolveWait, 10));
     }
     const startupMs = performance.now() - started;
-    await new Promise((resolveWait) => setTimeout(resolveWait, IDLE_SETTLE_MS));
-    return { exporter, startupMs, idleRssMiB: memoryOf(exporter.pid).rssMiB };
+    await new Promise((resolveWait) => setTimeout(resolveWait, STARTED_RSS_MS));
+    return { exporter, startupMs, startedRssMiB: memoryOf(exporter.pid).rssMiB };
   } catch (error) {
     await exporter.stop();
     throw error;
@@ -167,6 +174,8 @@ interface ScenarioResult {
   readonly module: string;
   readonly skipped?: string;
   readonly startupMs?: Record<ExporterName, number>;
+  /** RSS a second after the first probe, and once settled (IDLE_SETTLE_MS), before any load. */
+  readonly startedRssMiB?: Record<ExporterName, number>;
   readonly idleRssMiB?: Record<ExporterName, number>;
   /** Resident memory after the last round: what the load left behind. */
   readonly afterRssMiB?: Record<ExporterName, number>;
@@ -181,6 +190,10 @@ async function measureScenario(scenario: Scenario, config: string, oursOptions: 
   });
   const started: Record<ExporterName, Started> = { reference, ours };
   try {
+    // Both settle at once: ours started last, so it has sat at least as long as the reference when both are read.
+    await new Promise((resolveWait) => setTimeout(resolveWait, IDLE_SETTLE_MS));
+    const idle = (name: ExporterName): number => memoryOf(started[name].exporter.pid).rssMiB;
+    const idleRssMiB = { reference: idle('reference'), ours: idle('ours') };
     const levels: LevelResult[] = [];
     for (const concurrency of CONCURRENCIES) {
       const clients = { reference: new ProbeClient(concurrency), ours: new ProbeClient(concurrency) };
@@ -210,7 +223,8 @@ async function measureScenario(scenario: Scenario, config: string, oursOptions: 
       label: scenario.label,
       module: scenario.module,
       startupMs: { reference: reference.startupMs, ours: ours.startupMs },
-      idleRssMiB: { reference: reference.idleRssMiB, ours: ours.idleRssMiB },
+      startedRssMiB: { reference: reference.startedRssMiB, ours: ours.startedRssMiB },
+      idleRssMiB,
       afterRssMiB: { reference: after('reference'), ours: after('ours') },
       levels,
     };
@@ -268,11 +282,12 @@ function report(scenario: Scenario, { concurrency, reference, ours }: LevelResul
   );
 }
 
-function reportScenario({ label, startupMs, idleRssMiB, afterRssMiB }: ScenarioResult): void {
-  if (!startupMs || !idleRssMiB || !afterRssMiB) return;
+function reportScenario({ label, startupMs, startedRssMiB, idleRssMiB, afterRssMiB }: ScenarioResult): void {
+  if (!startupMs || !startedRssMiB || !idleRssMiB || !afterRssMiB) return;
   console.log(
     `${label.padEnd(LABEL_WIDTH)} ${''.padStart(4)} start-up to first probe ms ${cell(startupMs.reference, startupMs.ours, 0, false)}, ` +
-      `idle RSS MiB ${cell(idleRssMiB.reference, idleRssMiB.ours, 1, false)}, RSS after the load MiB ${cell(afterRssMiB.reference, afterRssMiB.ours, 1, false)}`,
+      `RSS MiB 1 s after it ${cell(startedRssMiB.reference, startedRssMiB.ours, 1, false)}, idle (settled) ${cell(idleRssMiB.reference, idleRssMiB.ours, 1, false)}, ` +
+      `after the load ${cell(afterRssMiB.reference, afterRssMiB.ours, 1, false)}`,
   );
 }
 
