@@ -14,6 +14,7 @@
  *   BENCH_SCENARIOS    only the scenarios of these probers or modules, e.g. tcp,dns_udp,config_load
  *   BENCH_RESULTS      where the JSON of the run goes (default exporter/bench/results.json)
  *   BENCH_NODE_FLAGS   flags for the node that runs our bundle, space-separated (e.g. --single-threaded-gc)
+ *   BENCH_OURS_FLAGS   flags for our exporter, space-separated (e.g. --probe.workers=auto)
  * At the defaults the whole run takes six to seven minutes on a quiet 2-core machine.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -41,6 +42,7 @@ const SCENARIO_FILTER = process.env.BENCH_SCENARIOS?.split(',')
   .filter(Boolean);
 /** Flags for the node that runs our bundle, e.g. to compare V8's garbage collector settings. */
 const NODE_FLAGS = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+const OURS_FLAGS = process.env.BENCH_OURS_FLAGS?.split(' ').filter(Boolean) ?? [];
 const RESULTS_FILE = resolve(process.env.BENCH_RESULTS ?? resolve(__dirname, 'results.json'));
 /** When an exporter's memory just after start-up is read: a second after its first probe. */
 const STARTED_RSS_MS = 1000;
@@ -317,8 +319,10 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const loadBefore = loadavg();
   const runStarted = performance.now();
-  const oursOptions: StartOptions = existsSync(BUNDLE) ? { command: [process.execPath, ...NODE_FLAGS, BUNDLE] } : {};
-  const oursRun = oursOptions.command ? `bundle${NODE_FLAGS.length > 0 ? ` (node ${NODE_FLAGS.join(' ')})` : ''}` : 'source (tsx; run npm run build for the bundle)';
+  const oursOptions: StartOptions = { ...(existsSync(BUNDLE) && { command: [process.execPath, ...NODE_FLAGS, BUNDLE] }), flags: OURS_FLAGS };
+  const oursRun =
+    (oursOptions.command ? `bundle${NODE_FLAGS.length > 0 ? ` (node ${NODE_FLAGS.join(' ')})` : ''}` : 'source (tsx; run npm run build for the bundle)') +
+    (OURS_FLAGS.length > 0 ? ` ${OURS_FLAGS.join(' ')}` : '');
   const pki = makeTlsFixtures();
   const targets = await startTargets(pki.serverCertFile, pki.serverKeyFile);
   const nginx = nginxWrkUnavailable() === undefined ? await startNginx() : undefined;

@@ -130,6 +130,11 @@ export class ProbeLog extends LevelledLogger {
     if (levelEnabled(level, this.exporterLog.proberThreshold)) this.exporterLog.write(this.exporterLog.format(level, message, all, at));
   }
 
+  /** Takes in lines logged elsewhere for this probe (a probe worker, which wrote them already). */
+  adopt(entries: ReadonlyArray<ProbeLog['entries'][number]>): void {
+    this.entries.push(...entries);
+  }
+
   text(): string {
     return this.entries.map(({ at, level, message, fields }) => `${this.exporterLog.format(level, message, fields, at)}\n`).join('');
   }

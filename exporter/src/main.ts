@@ -2,7 +2,7 @@
 /**
  * probekit-exporter: command line as blackbox_exporter's, so service units and containers written for it work.
  */
-import { isMainThread } from 'node:worker_threads';
+import { isMainThread, workerData } from 'node:worker_threads';
 import { GO_DURATION_HINT, parseGoDuration } from './config/duration';
 import { DEFAULT_CONFIG_FILE, EXPORTER_PORT } from './contract/endpoints';
 import { LOG_FORMATS, LOG_LEVELS, Logger, type LogFormat, type LogLevel } from './log';
@@ -10,6 +10,7 @@ import { warnWhenIcmpAddonMissing } from './probers/icmp/socket';
 import { externalUrl, routePrefixOf, systemdListenFd } from './server/web-flags';
 import { DEFAULT_TIMEOUT_OFFSET_SECONDS } from './server/probe-timeout';
 import { EXPORTER_VERSION } from './version';
+import { PROBE_WORKER_ROLE } from './server/probe-pool-messages';
 
 interface Flags {
   configFile: string;
@@ -33,6 +34,8 @@ interface Flags {
   version: boolean;
   /** TLS, basic auth and headers of the exporter's endpoints (./server/web-config.ts). */
   webConfigFile?: string;
+  /** Threads that run probes (./server/probe-pool.ts): a number, or `auto` for the CPUs the process may use. */
+  probeWorkers: number | 'auto';
 }
 
 /**
@@ -57,6 +60,8 @@ const USAGE = `usage: probekit-exporter [flags]
   --history.limit=N            probes kept for the status page (default 100)
   --web.shutdown-timeout=DUR   on SIGTERM, how long probes in flight may run on (default ${DEFAULT_SHUTDOWN_TIMEOUT})
   --web.config.file=FILE       TLS, basic auth and headers, in the exporter-toolkit format (default: none)
+  --probe.workers=N|auto       threads that run probes; auto: the CPUs the process may use, its CPU limit
+                               included; 1 runs them in the main thread (default 1)
   --version                    print the version and exit`;
 
 class UsageError extends Error {}
@@ -76,6 +81,7 @@ export function parseFlags(argv: readonly string[]): Flags {
     autoReloadIntervalSeconds: 30,
     shutdownTimeoutMs: parseGoDuration(DEFAULT_SHUTDOWN_TIMEOUT)!,
     version: false,
+    probeWorkers: 1,
   };
   for (let index = 0; index < argv.length; index += 1) {
     const argument = argv[index];
@@ -163,6 +169,12 @@ export function parseFlags(argv: readonly string[]): Flags {
       case 'web.config.file':
         flags.webConfigFile = value() || undefined;
         break;
+      case 'probe.workers': {
+        const text = value();
+        if (text !== 'auto' && !/^[1-9][0-9]*$/.test(text)) throw new UsageError(`--probe.workers must be a whole number of at least 1 or auto, not ${text}`);
+        flags.probeWorkers = text === 'auto' ? 'auto' : Number(text);
+        break;
+      }
       case 'version':
         flags.version = true;
         break;
@@ -192,6 +204,7 @@ export function splitListenAddress(address: string): { host: string; port: numbe
 const configLoader = (): typeof import('./config/load') => require('./config/load') as typeof import('./config/load');
 const webConfigLoader = (): typeof import('./server/web-config') => require('./server/web-config') as typeof import('./server/web-config');
 const exporterServer = (): typeof import('./server/exporter-server') => require('./server/exporter-server') as typeof import('./server/exporter-server');
+const exporterCpus = (): typeof import('./server/cpu-budget') => require('./server/cpu-budget') as typeof import('./server/cpu-budget');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -243,6 +256,8 @@ async function main(argv: readonly string[]): Promise<number> {
     routePrefix: routePrefixOf(flags.routePrefix, external),
     externalUrl: external.href,
     webConfigFile: flags.webConfigFile,
+    probeWorkers: flags.probeWorkers === 'auto' ? exporterCpus().usableCpus() : flags.probeWorkers,
+    logSettings: { logLevel: flags.logLevel, logFormat: flags.logFormat, logProber: flags.logProber },
   });
   try {
     await exporter.reload();
@@ -287,10 +302,13 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-// A worker thread that loads the config runs this same file (the bundle): it loads the config, and starts no exporter.
+// Worker threads run this same file (the bundle): one that loads the config, or one that runs probes
+// (--probe.workers); neither starts an exporter.
 if (!isMainThread) {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- only the loader's part of the bundle initializes in that thread
-  require('./config/load-worker');
+  /* eslint-disable @typescript-eslint/no-require-imports -- only the part of the bundle a thread's role needs initializes in it */
+  if ((workerData as { role?: string } | null)?.role === PROBE_WORKER_ROLE) require('./server/probe-worker');
+  else require('./config/load-worker');
+  /* eslint-enable @typescript-eslint/no-require-imports */
 } else if (require.main === module) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),

@@ -14,13 +14,14 @@ import { loadConfigOffThread } from '../config/load-worker';
 import { maskedConfigYaml } from '../config/mask';
 import type { CompiledConfig } from '../config/module';
 import { CONFIG_PATH, HEALTH_PATH, METRICS_PATH, PROBE_LOGS_PATH, PROBE_PATH, RELOAD_PATH, SCRAPE_TIMEOUT_HEADER } from '../contract/endpoints';
-import type { Logger } from '../log';
+import type { Logger, LogFormat, LogLevel } from '../log';
 import { BUILD_INFO, CONFIG_RELOAD_SUCCESS, CONFIG_RELOAD_SUCCESS_TIME, MODULE_UNKNOWN, TARGETS_REFUSED, gauge } from '../metrics';
 import { selfListener, type SelfListener } from '../probers/shared/target-guard';
 import { EXPORTER_VERSION } from '../version';
 import { containEscapedErrors } from './escaped-errors';
 import { ProbeHistory } from './history';
 import { handleProbe } from './probe-handler';
+import type { ProbePool } from './probe-pool';
 import { statusPage } from './status-page';
 import { loadWebConfig, WebGate, type WebConfig } from './web-config';
 
@@ -41,6 +42,10 @@ export interface ExporterOptions {
   readonly routePrefix?: string;
   /** Where `/` redirects when the endpoints sit under a prefix (--web.external-url). */
   readonly externalUrl?: string;
+  /** Threads that run probes (--probe.workers); 1 or none: probes run in this thread. @default 1 */
+  readonly probeWorkers?: number;
+  /** The log flags, which probe workers log with too. @default info, logfmt, info */
+  readonly logSettings?: { readonly logLevel: LogLevel; readonly logFormat: LogFormat; readonly logProber: LogLevel };
 }
 
 /** The file's SHA-256: a reload of content already loaded is skipped, as upstream skips it since 0.28. */
@@ -75,6 +80,7 @@ export class Exporter {
   private readonly reloadTime: Gauge;
   private server?: Server;
   private web?: WebGate;
+  private readonly pool?: ProbePool;
 
   constructor(private readonly options: ExporterOptions) {
     this.history = new ProbeHistory(options.historyLimit);
@@ -84,6 +90,12 @@ export class Exporter {
     this.reloadSuccess = gauge(this.metrics, CONFIG_RELOAD_SUCCESS);
     this.reloadTime = gauge(this.metrics, CONFIG_RELOAD_SUCCESS_TIME);
     gauge(this.metrics, BUILD_INFO, ['version', 'runtime']).set({ version: EXPORTER_VERSION, runtime: process.version }, 1);
+    if ((options.probeWorkers ?? 1) > 1) {
+      // Required here, not imported: an exporter without workers never initializes the pool's code.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { ProbePool: Pool } = require('./probe-pool') as typeof import('./probe-pool');
+      this.pool = new Pool(options.probeWorkers!, options.logSettings ?? { logLevel: 'info', logFormat: 'logfmt', logProber: 'info' }, options.log);
+    }
   }
 
   /** Loads the config file; on failure the previous config stays and the error is rethrown. */
@@ -111,9 +123,12 @@ export class Exporter {
       // answering, and loading here spares a start-up the second thread, which reads and compiles the bundle
       // again (about 140 ms of CPU for a small file).
       const loaded = this.server ? await loadConfigOffThread(file) : await loadConfigFile(file);
+      // Every probe worker compiles it before any probe uses it; one that cannot keeps the old config everywhere.
+      const serveInWorkers = await this.pool?.prepare(loaded, file);
       // Both files or neither: a reload that fails leaves the exporter as it was.
       this.applyWeb(web);
       this.config = loaded;
+      serveInWorkers?.();
       this.loaded = true;
       // Interfaces may have gained addresses since the start: a reload reads them again.
       this.refreshSelf();
@@ -186,6 +201,7 @@ export class Exporter {
             unknownModules: this.unknownModules,
             targetsRefused: this.targetsRefused,
             self: this.self,
+            pool: this.pool,
           },
           url.searchParams,
           Array.isArray(scrapeTimeout) ? scrapeTimeout[0] : scrapeTimeout,
@@ -307,5 +323,6 @@ export class Exporter {
     if (this.inFlight.size > 0) this.options.log.warn('Shutdown timeout reached; closing requests still in flight', { requests: this.inFlight.size });
     server.closeAllConnections();
     await closed;
+    await this.pool?.stop();
   }
 }

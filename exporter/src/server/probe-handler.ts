@@ -12,7 +12,9 @@ import { runProbe } from './probe-run';
 import { probeTimeoutSeconds } from './probe-timeout';
 import { ProbeLog, type Logger } from '../log';
 import type { ProbeHistory } from './history';
-import type { SelfListener } from '../probers/shared/target-guard';
+import type { Refusal, SelfListener } from '../probers/shared/target-guard';
+import type { ProbePool } from './probe-pool';
+import { internalFailureMetrics } from './probe-run';
 
 /** Upstream's default module when the request names none. */
 export const DEFAULT_MODULE = 'http_2xx';
@@ -33,6 +35,16 @@ export interface ProbeContext {
   readonly targetsRefused?: Counter<'module' | 'reason'>;
   /** The exporter's listener, for allowed_targets.deny_self_and_metadata. */
   readonly self?: SelfListener;
+  /** Worker threads that run the probes (--probe.workers > 1); without, probes run in this thread. */
+  readonly pool?: ProbePool;
+}
+
+/** What the answer needs of a probe, wherever it ran. */
+interface ProbeAnswer {
+  readonly success: boolean;
+  readonly refusal?: Refusal;
+  readonly metricsText: string;
+  readonly contentType: string;
 }
 
 function plain(status: number, body: string): ProbeReply {
@@ -84,20 +96,32 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
   // A target may carry credentials (https://user:password@host/); logs and history show it masked.
   const shownTarget = maskUrl(target);
   const probeLog = new ProbeLog(context.log, { module: moduleName, target: shownTarget });
-  const { success, registry, refusal } = await runProbe(moduleName, module, target, shownTarget, probeLog, {
-    timeoutSeconds,
-    hostname,
-    abandoned,
-    openMetrics,
-    allowedTargets: context.config.allowedTargets,
-    self: context.self,
-  });
+  const started = performance.now();
+  let answer: ProbeAnswer;
+  if (context.pool) {
+    const result = await context.pool.probe({ module: moduleName, target, shownTarget, timeoutSeconds, hostname, openMetrics, self: context.self, abandoned }, probeLog);
+    // A worker that could not run the probe (it stopped, or missed its deadline) fails it, as an internal error.
+    answer =
+      result.metricsText === undefined
+        ? { success: false, ...(await internalFailureMetrics((performance.now() - started) / 1000, openMetrics)) }
+        : { success: result.success, refusal: result.refusal, metricsText: result.metricsText, contentType: result.contentType! };
+  } else {
+    const run = await runProbe(moduleName, module, target, shownTarget, probeLog, {
+      timeoutSeconds,
+      hostname,
+      abandoned,
+      openMetrics,
+      allowedTargets: context.config.allowedTargets,
+      self: context.self,
+    });
+    answer = { success: run.success, refusal: run.refusal, metricsText: await probeMetricsText(run.registry), contentType: run.registry.contentType };
+  }
+  const { success, refusal, metricsText } = answer;
   if (refusal) {
     context.targetsRefused?.inc({ module: moduleName, reason: refusal.reason });
     probeLog.warn('Target refused by allowed_targets', { reason: refusal.reason, stage: refusal.stage, problem: refusal.message });
   }
 
-  const metricsText = await probeMetricsText(registry);
   let debug: string | undefined;
   // Written once, when the history's page or debug=true first asks: most probes' debug texts are never read.
   const debugOutput = (): string => (debug ??= debugText(probeLog.text(), metricsText, module));
@@ -106,5 +130,5 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
   // not the target's. A redirect refused mid-probe is the target's answer: probe_success 0 with the reason.
   if (refusal?.stage === 'target') return plain(403, refusal.message);
   if (params.get('debug') === 'true') return { status: 200, contentType: 'text/plain; charset=utf-8', body: debugOutput() };
-  return { status: 200, contentType: registry.contentType, body: metricsText };
+  return { status: 200, contentType: answer.contentType, body: metricsText };
 }

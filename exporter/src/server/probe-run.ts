@@ -7,7 +7,7 @@ import { Registry, type OpenMetricsContentType } from 'prom-client';
 import { FAILURE_REASON_METRIC, type ProbeFailure } from '../contract/failure-reasons';
 import type { CompiledModule } from '../config/module';
 import type { ProbeLog } from '../log';
-import { PROBE_DURATION, PROBE_SUCCESS, gauge } from '../metrics';
+import { PROBE_DURATION, PROBE_SUCCESS, gauge, probeMetricsText } from '../metrics';
 import { probe } from '../probers';
 import { deadlineIn, ProbeInterrupted } from '../probers/shared/deadline';
 import { failed } from '../probers/shared/failure';
@@ -38,6 +38,17 @@ export interface ProbeRun {
   readonly refusal?: Refusal;
   /** The probe's metrics, ready to be written out. */
   readonly registry: Registry;
+}
+
+/** A probe that could not run (its worker stopped or missed the deadline): failed, with the reason `internal error`. */
+export async function internalFailureMetrics(durationSeconds: number, openMetrics: boolean): Promise<{ metricsText: string; contentType: string }> {
+  const registry = new Registry();
+  if (openMetrics) (registry as unknown as Registry<OpenMetricsContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+  gauge(registry, PROBE_SUCCESS).set(0);
+  gauge(registry, PROBE_DURATION).set(durationSeconds);
+  const { reason } = FAILURE_REASON_METRIC.labels;
+  gauge(registry, FAILURE_REASON_METRIC, [reason, FAILURE_REASON_METRIC.labels.phase]).set({ [reason]: 'internal error' }, 1);
+  return { metricsText: await probeMetricsText(registry), contentType: registry.contentType };
 }
 
 /** Probes `target` with `module`; `shownTarget` is the target as logs may show it (credentials masked). */

@@ -2,12 +2,11 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Logger } from '../../src/log';
+import { startStallingTarget, type StallingTarget } from '../support/stalling-target';
 import { Exporter } from '../../src/server/exporter-server';
 import { probeTimeoutSeconds } from '../../src/server/probe-timeout';
 import { metricValue, parseMetrics } from '../../loopback/metrics-text';
@@ -29,7 +28,7 @@ const GOOD = `modules:
       preferred_ip_protocol: ip4
 `;
 
-let target: Server;
+let target: StallingTarget;
 let targetUrl: string;
 let dir: string;
 let configFile: string;
@@ -38,12 +37,8 @@ let base: string;
 const logLines: string[] = [];
 
 beforeAll(async () => {
-  target = createServer((request, response) => {
-    if (request.url === '/stall') return;
-    response.end('ok');
-  }).listen(0, '127.0.0.1');
-  await once(target, 'listening');
-  targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+  target = await startStallingTarget();
+  targetUrl = target.url;
   dir = mkdtempSync(join(tmpdir(), 'probekit-server-'));
   configFile = join(dir, 'blackbox.yml');
   writeFileSync(configFile, GOOD);
@@ -54,7 +49,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await exporter.close();
-  target.closeAllConnections();
   target.close();
 });
 

@@ -1,0 +1,176 @@
+/**
+ * Probes in worker threads (--probe.workers): the answers, history, logs and the exporter's own metrics are those
+ * of probes run in the main thread; a reload reaches every worker before it takes effect and a bad one keeps the
+ * old config everywhere; a worker that stops fails its probes at once and is replaced. The workers run our
+ * sources through tsx, as the config-loading thread does under test.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Logger } from '../../src/log';
+import { startStallingTarget, type StallingTarget } from '../support/stalling-target';
+import { Exporter } from '../../src/server/exporter-server';
+import type { ProbePool } from '../../src/server/probe-pool';
+import { metricValue, parseMetrics } from '../../loopback/metrics-text';
+import { rawSocketsAllowed } from '../support/icmp-privileges';
+
+const config = (extra = ''): string => `modules:
+  http_2xx:
+    prober: http
+    timeout: 5s
+    http:
+      preferred_ip_protocol: ip4
+  stall:
+    prober: http
+    timeout: 3s
+    http:
+      preferred_ip_protocol: ip4
+  guarded:
+    prober: http
+    allowed_targets:
+      networks: [192.0.2.0/24]
+  tcp:
+    prober: tcp
+    timeout: 2s
+  icmp:
+    prober: icmp
+    timeout: 2s
+    icmp:
+      preferred_ip_protocol: ip4
+${extra}`;
+
+let target: StallingTarget;
+let targetUrl: string;
+let dir: string;
+const exporters: Array<{ exporter: Exporter; base: string }> = [];
+
+async function start(probeWorkers: number): Promise<{ exporter: Exporter; base: string; configFile: string }> {
+  const configFile = join(dir, `blackbox-${probeWorkers}-${exporters.length}.yml`);
+  writeFileSync(configFile, config());
+  const exporter = new Exporter({ configFile, timeoutOffsetSeconds: 0.5, historyLimit: 10, log: new Logger('error', () => undefined), probeWorkers });
+  await exporter.reload();
+  const base = `http://127.0.0.1:${await exporter.listen('127.0.0.1', 0)}`;
+  exporters.push({ exporter, base });
+  return { exporter, base, configFile };
+}
+
+const probe = async (base: string, query: string): Promise<{ status: number; text: string; seconds: number }> => {
+  const started = performance.now();
+  const response = await fetch(`${base}/probe?${query}`);
+  return { status: response.status, text: await response.text(), seconds: (performance.now() - started) / 1000 };
+};
+const valueOf = (text: string, name: string): number | undefined => metricValue(parseMetrics(text), name);
+const names = (text: string): string[] => [...new Set(parseMetrics(text).map((sample) => sample.name))].sort();
+const poolOf = (exporter: Exporter): ProbePool => (exporter as unknown as { pool: ProbePool }).pool;
+
+beforeAll(async () => {
+  target = await startStallingTarget();
+  targetUrl = target.url;
+  dir = mkdtempSync(join(tmpdir(), 'probekit-pool-'));
+});
+
+afterAll(async () => {
+  for (const { exporter } of exporters) await exporter.close();
+  target.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('probes in worker threads', () => {
+  it('answer as probes in the main thread do: success, failure with its reason, the same metrics', async () => {
+    const [pooled, plain] = [await start(2), await start(1)];
+    expect(poolOf(pooled.exporter).size).toBe(2);
+    expect(poolOf(plain.exporter)).toBeUndefined();
+    for (const query of [`module=http_2xx&target=${targetUrl}/`, 'module=tcp&target=127.0.0.1:1']) {
+      const [inWorker, inMain] = [await probe(pooled.base, query), await probe(plain.base, query)];
+      expect(inWorker.status).toBe(200);
+      expect(names(inWorker.text)).toEqual(names(inMain.text));
+      expect(valueOf(inWorker.text, 'probe_success')).toBe(valueOf(inMain.text, 'probe_success'));
+    }
+    expect(await probe(pooled.base, 'module=tcp&target=127.0.0.1:1')).toMatchObject({ text: expect.stringContaining('probe_failure_reason{reason="connection refused"} 1') });
+  }, 60_000);
+
+  it('spread over the workers, and the history and debug output hold their log lines', async () => {
+    const { exporter, base } = await start(2);
+    const pool = poolOf(exporter);
+    const stalls = [1, 2, 3, 4].map(() => probe(base, `module=stall&target=${targetUrl}/stall`));
+    while (pool.inFlight().reduce((a, b) => a + b, 0) < 4) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(pool.inFlight()).toEqual([2, 2]);
+    await Promise.all(stalls);
+    const debug = await probe(base, `module=http_2xx&target=${targetUrl}/&debug=true`);
+    expect(debug.text).toMatch(/Logs for the probe:\n.*msg="Beginning probe"/);
+    expect(debug.text).toContain('Module configuration:');
+    const page = await (await fetch(`${base}/`)).text();
+    const id = /logs\?id=(\d+)/.exec(page)![1];
+    expect(await (await fetch(`${base}/logs?id=${id}`)).text()).toContain('msg="Probe succeeded"');
+    expect(poolOf(exporter).inFlight()).toEqual([0, 0]);
+  }, 60_000);
+
+  it("count a target the allow-list refuses in the exporter's one /metrics, with a 403", async () => {
+    const { base } = await start(2);
+    const refused = await probe(base, `module=guarded&target=${targetUrl}/`);
+    expect(refused.status).toBe(403);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(/probekit_exporter_targets_refused_total\{module="guarded",reason="[a-z_]+"\} 1/);
+  }, 60_000);
+
+  it('stop at their deadline on a target that never answers', async () => {
+    const { base } = await start(2);
+    const stalled = await probe(base, `module=stall&target=${targetUrl}/stall`);
+    expect(valueOf(stalled.text, 'probe_success')).toBe(0);
+    expect(stalled.seconds).toBeLessThan(3 + 1);
+  }, 60_000);
+});
+
+describe('a reload with probe workers', () => {
+  it('takes effect in every worker, keeps the old config everywhere when refused, and lets probes in flight finish', async () => {
+    const { exporter, base, configFile } = await start(2);
+    const inFlight = probe(base, `module=stall&target=${targetUrl}/stall`);
+    writeFileSync(configFile, config('  added:\n    prober: http\n    http:\n      preferred_ip_protocol: ip4\n'));
+    await exporter.reload();
+    // Every worker has it: as many probes as workers, at once, each to the least busy.
+    const added = await Promise.all([1, 2, 3, 4].map(() => probe(base, `module=added&target=${targetUrl}/`)));
+    expect(added.map((answer) => valueOf(answer.text, 'probe_success'))).toEqual([1, 1, 1, 1]);
+    writeFileSync(configFile, 'modules:\n  broken:\n    prober: nonsense\n');
+    await expect(exporter.reload()).rejects.toThrow();
+    expect(valueOf((await probe(base, `module=added&target=${targetUrl}/`)).text, 'probe_success')).toBe(1);
+    expect((await probe(base, `module=broken&target=${targetUrl}/`)).status).toBe(400);
+    // The probe that started before the reload ran on its own module to its deadline.
+    const stalled = await inFlight;
+    expect(valueOf(stalled.text, 'probe_success')).toBe(0);
+    expect(stalled.text).toContain('probe_failure_reason');
+  }, 60_000);
+});
+
+describe('a probe worker that stops', () => {
+  it('fails its probes in flight at once and is replaced', async () => {
+    const { exporter, base } = await start(2);
+    const pool = poolOf(exporter);
+    const stalled = [probe(base, `module=stall&target=${targetUrl}/stall`), probe(base, `module=stall&target=${targetUrl}/stall`)];
+    while (pool.inFlight().reduce((a, b) => a + b, 0) < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Test-only reach into the pool: nothing a target sends can end a worker (escaped errors are contained).
+    const workers = (pool as unknown as { slots: Array<{ worker: { terminate(): Promise<number> } }> }).slots.map((slot) => slot.worker);
+    await Promise.all(workers.map((worker) => worker.terminate()));
+    for (const answer of await Promise.all(stalled)) {
+      expect(valueOf(answer.text, 'probe_success')).toBe(0);
+      expect(answer.text).toContain('probe_failure_reason{reason="internal error"} 1');
+      expect(answer.seconds).toBeLessThan(2);
+    }
+    // The replacements get the served config, then take probes again.
+    let answer = await probe(base, `module=http_2xx&target=${targetUrl}/`);
+    for (let attempt = 0; valueOf(answer.text, 'probe_success') !== 1 && attempt < 100; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      answer = await probe(base, `module=http_2xx&target=${targetUrl}/`);
+    }
+    expect(valueOf(answer.text, 'probe_success')).toBe(1);
+    expect(pool.inFlight()).toHaveLength(2);
+  }, 60_000);
+});
+
+// As the icmp prober's own tests: raw sockets where this process may open them (the native addon then loads in each worker).
+(rawSocketsAllowed() ? describe : describe.skip)('icmp in probe workers', () => {
+  it('pings from every worker with its own raw socket', async () => {
+    const { base } = await start(2);
+    const answers = await Promise.all([1, 2, 3, 4].map(() => probe(base, 'module=icmp&target=127.0.0.1')));
+    expect(answers.map((answer) => valueOf(answer.text, 'probe_success'))).toEqual([1, 1, 1, 1]);
+  }, 60_000);
+});
