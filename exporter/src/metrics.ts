@@ -3,7 +3,6 @@
  * dashboards and alerts written for it keep working. Here are the ones several probers or the server
  * set; each prober's own sit in its folder (metrics.ts).
  */
-import { Gauge, Registry } from 'prom-client';
 export interface MetricDefinition {
   readonly name: string;
   readonly help: string;
@@ -11,6 +10,142 @@ export interface MetricDefinition {
 
 export function metric(name: string, help: string): MetricDefinition {
   return { name, help };
+}
+
+/** The content types of the two text formats, as prom-client names them for the exporter's own /metrics. */
+export const PROMETHEUS_TEXT_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+export const OPENMETRICS_CONTENT_TYPE = 'application/openmetrics-text; version=1.0.0; charset=utf-8';
+
+export type LabelValues = Readonly<Record<string, string | number>>;
+
+export interface GaugeSample {
+  labels: LabelValues;
+  value: number;
+}
+
+/** A metric of a probe as the contract hands it out: prom-client's JSON shape, so callers read either alike. */
+export interface GaugeJson {
+  readonly name: string;
+  readonly help: string;
+  readonly type: 'gauge';
+  readonly values: readonly GaugeSample[];
+}
+
+/**
+ * A gauge of one probe: prom-client's Gauge semantics (set, inc; a gauge without labels starts at 0; a label
+ * set is one sample whatever the order of its keys; a label not declared is a bug and throws) without what a
+ * long-lived metric needs. A probe makes some twenty gauges and writes them once; prom-client's constructor
+ * and writer allocated a third of everything a probe allocated (docs/benchmarks.md).
+ */
+export class ProbeGauge {
+  readonly type = 'gauge';
+  private readonly samples: GaugeSample[] = [];
+
+  constructor(
+    private readonly definition: MetricDefinition,
+    readonly labelNames: readonly string[],
+  ) {
+    if (labelNames.length === 0) this.samples.push({ labels: {}, value: 0 });
+  }
+
+  get name(): string {
+    return this.definition.name;
+  }
+
+  get help(): string {
+    return this.definition.help;
+  }
+
+  set(value: number): void;
+  set(labels: LabelValues, value: number): void;
+  set(labelsOrValue: LabelValues | number, value?: number): void {
+    if (typeof labelsOrValue === 'number') this.sampleFor({}, labelsOrValue).value = labelsOrValue;
+    else this.sampleFor(labelsOrValue, value).value = value as number;
+  }
+
+  inc(labels: LabelValues = {}, by = 1): void {
+    this.sampleFor(labels, by).value += by;
+  }
+
+  get(): GaugeJson {
+    return { name: this.name, help: this.help, type: this.type, values: this.samples.map(({ labels, value }) => ({ labels, value })) };
+  }
+
+  /** Its lines in the text formats: HELP, TYPE, then each sample, its labels in the order they were given. */
+  text(): string {
+    const name = this.name;
+    let block = gaugeHeader(this.definition);
+    for (const { labels, value } of this.samples) {
+      let labelText = '';
+      for (const label in labels) labelText += `${labelText === '' ? '' : ','}${label}="${escapedLabelValue(labels[label])}"`;
+      block += `\n${name}${labelText === '' ? '' : `{${labelText}}`} ${sampleValue(value)}`;
+    }
+    return block;
+  }
+
+  private sampleFor(labels: LabelValues, value: unknown): GaugeSample {
+    if (typeof value !== 'number') throw new TypeError(`Value of ${this.name} is not a number: ${String(value)}`);
+    for (const label in labels) {
+      if (!this.labelNames.includes(label)) throw new Error(`Label ${label} is not among the labels of ${this.name} (${this.labelNames.join(', ')})`);
+    }
+    let sample: GaugeSample | undefined;
+    for (const each of this.samples) {
+      if (!this.labelNames.every((label) => String(each.labels[label]) === String(labels[label]))) continue;
+      sample = each;
+      break;
+    }
+    if (sample === undefined) {
+      sample = { labels, value: 0 };
+      this.samples.push(sample);
+    }
+    // As prom-client: the labels last given are the ones written.
+    sample.labels = labels;
+    return sample;
+  }
+}
+
+/** The metrics of one probe, in the order they were made, written once in the format the scrape asked for. */
+export class ProbeRegistry {
+  readonly contentType: string;
+  private readonly gauges: ProbeGauge[] = [];
+
+  constructor(openMetrics = false) {
+    this.contentType = openMetrics ? OPENMETRICS_CONTENT_TYPE : PROMETHEUS_TEXT_CONTENT_TYPE;
+  }
+
+  /** A new gauge for `metric`; a name made twice is a bug, as in prom-client. */
+  gauge(metric: MetricDefinition, labelNames: readonly string[] = []): ProbeGauge {
+    if (this.getSingleMetric(metric.name)) throw new Error(`A metric named ${metric.name} is already in this probe's registry`);
+    const made = new ProbeGauge(metric, labelNames);
+    this.gauges.push(made);
+    return made;
+  }
+
+  getSingleMetric(name: string): ProbeGauge | undefined {
+    return this.gauges.find((each) => each.name === name);
+  }
+
+  getMetricsAsJSON(): GaugeJson[] {
+    return this.gauges.map((each) => each.get());
+  }
+
+  /** The text prom-client's `metrics()` writes for the same gauges, in the registry's format. */
+  text(): string {
+    const blocks = this.gauges.map((each) => each.text());
+    return this.contentType === OPENMETRICS_CONTENT_TYPE ? `${blocks.join('\n')}\n# EOF\n` : `${blocks.join('\n\n')}\n`;
+  }
+}
+
+const gaugeHeaders = new WeakMap<MetricDefinition, string>();
+
+/** A gauge's HELP and TYPE lines, written once per metric definition rather than once per probe. */
+function gaugeHeader(definition: MetricDefinition): string {
+  let header = gaugeHeaders.get(definition);
+  if (header === undefined) {
+    header = `# HELP ${definition.name} ${escaped(definition.help)}\n# TYPE ${definition.name} gauge`;
+    gaugeHeaders.set(definition, header);
+  }
+  return header;
 }
 
 /** Help text and label values escaped as the text formats want them (backslash, newline; quotes in label values). */
@@ -23,38 +158,13 @@ function sampleValue(value: number): string {
   return String(value);
 }
 
-/**
- * A probe's registry as text, in the format of its content type, the same text prom-client's `metrics()`
- * writes. A probe's registry is written once and holds gauges only (no default labels, no exemplars);
- * prom-client's writer, made for registries that live long, allocated about 40 KB per probe (objects per
- * sample, an async step per metric), the largest part of what a probe allocates (docs/benchmarks.md).
- * A registry with anything else goes through prom-client's writer.
- */
-export async function probeMetricsText(registry: Registry): Promise<string> {
-  const metrics = registry.getMetricsAsArray();
-  if (!metrics.every((each) => each instanceof Gauge)) return registry.metrics();
-  const blocks: string[] = [];
-  for (const { name, help, type, values } of await Promise.all(metrics.map((each) => (each as Gauge).get()))) {
-    const metricName = escaped(name);
-    let block = `# HELP ${metricName} ${escaped(help)}\n# TYPE ${metricName} ${type}`;
-    for (const { labels, value } of values) {
-      let labelText = '';
-      for (const label of Object.keys(labels)) labelText += `${labelText === '' ? '' : ','}${label}="${escapedLabelValue(labels[label])}"`;
-      block += `\n${metricName}${labelText === '' ? '' : `{${labelText}}`} ${sampleValue(value)}`;
-    }
-    blocks.push(block);
-  }
-  // The registry type names one format; which one a probe's registry has is known only at run time.
-  return (registry.contentType as string) === Registry.OPENMETRICS_CONTENT_TYPE ? `${blocks.join('\n')}\n# EOF\n` : `${blocks.join('\n\n')}\n`;
-}
-
 /** A gauge for `metric` in `registry` (each probe has its own registry). */
-export function gauge(registry: Registry, metric: MetricDefinition, labelNames: readonly string[] = []): Gauge {
-  return new Gauge({ name: metric.name, help: metric.help, labelNames, registers: [registry] });
+export function gauge(registry: ProbeRegistry, metric: MetricDefinition, labelNames: readonly string[] = []): ProbeGauge {
+  return registry.gauge(metric, labelNames);
 }
 
 /** A gauge of seconds by `phase`, every phase present from the start (0 until timed), as upstream reports them. */
-export function phaseGauge(registry: Registry, metric: MetricDefinition, phases: readonly string[]): Gauge {
+export function phaseGauge(registry: ProbeRegistry, metric: MetricDefinition, phases: readonly string[]): ProbeGauge {
   const durations = gauge(registry, metric, ['phase']);
   for (const phase of phases) durations.set({ phase }, 0);
   return durations;

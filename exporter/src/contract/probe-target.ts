@@ -66,7 +66,7 @@ export async function probeTarget(moduleName: string, module: unknown, target: s
   // The probe's lines stay in its own log; nothing goes to the caller's output.
   const probeLog = new log.ProbeLog(new log.Logger('error', () => undefined), { module: moduleName, target: shownTarget });
   const run = await probeRun.runProbe(moduleName, compiled.module, target, shownTarget, probeLog, { timeoutSeconds, abandoned: options.signal });
-  const metrics = await run.registry.getMetricsAsJSON();
+  const metrics = run.registry.getMetricsAsJSON();
   const samples = metrics.flatMap((metric) => metric.values.map((sample) => ({ name: metric.name, labels: sample.labels as Record<string, string>, value: sample.value })));
   return { success: run.success, ...(run.failure ? { failure: run.failure } : {}), durationSeconds: run.durationSeconds, samples, log: probeLog.entries };
 }

@@ -2,10 +2,10 @@
  * The probe function of each prober, by the name a module's `prober` field uses. The names come from the
  * definitions (./registry.ts), which the contract loads without this file's runtime dependencies.
  */
-import type { Registry } from 'prom-client';
 import type { CompiledModule } from '../config/module';
 import type { ProberName } from './registry';
 import type { ProbeDeadline, ProbeLogger, ProbeOptions, ProbeOutcome, Prober } from './types';
+import type { ProbeRegistry } from '../metrics';
 
 /**
  * Each prober's code and libraries load with its first probe (the bundle keeps each module behind a
@@ -36,7 +36,7 @@ function proberOf(name: ProberName): Prober<ProberName> {
 }
 
 /** Probes `target` with `module`'s own prober. */
-export function probe(deadline: ProbeDeadline, target: string, module: CompiledModule, registry: Registry, logger: ProbeLogger, options: ProbeOptions): Promise<ProbeOutcome> {
+export function probe(deadline: ProbeDeadline, target: string, module: CompiledModule, registry: ProbeRegistry, logger: ProbeLogger, options: ProbeOptions): Promise<ProbeOutcome> {
   // Each prober takes its own kind of module; `module.prober` says which.
   return proberOf(module.prober)(deadline, target, module, registry, logger, options);
 }

@@ -2,11 +2,11 @@
  * The one signature every prober has. The probe handler owns what all probers share (module lookup,
  * the deadline, probe_success, probe_duration_seconds, debug output); a prober only probes.
  */
-import type { Registry } from 'prom-client';
 import type { CompiledModule } from '../config/module';
 import type { ProbeFailure } from '../contract/failure-reasons';
 import type { ProberName } from './registry';
 import type { TargetGuard } from './shared/target-guard';
+import type { ProbeRegistry } from '../metrics';
 
 /** The time a probe may take, as an abort signal plus the instant it fires. */
 export interface ProbeDeadline {
@@ -42,7 +42,7 @@ export type Prober<N extends ProberName> = (
   deadline: ProbeDeadline,
   target: string,
   module: CompiledModule<N>,
-  registry: Registry,
+  registry: ProbeRegistry,
   logger: ProbeLogger,
   options: ProbeOptions,
 ) => Promise<ProbeOutcome>;

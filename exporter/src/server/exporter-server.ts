@@ -15,7 +15,7 @@ import { maskedConfigYaml } from '../config/mask';
 import type { CompiledConfig } from '../config/module';
 import { CONFIG_PATH, HEALTH_PATH, METRICS_PATH, PROBE_LOGS_PATH, PROBE_PATH, RELOAD_PATH, SCRAPE_TIMEOUT_HEADER } from '../contract/endpoints';
 import type { Logger, LogFormat, LogLevel } from '../log';
-import { BUILD_INFO, CONFIG_RELOAD_SUCCESS, CONFIG_RELOAD_SUCCESS_TIME, MODULE_UNKNOWN, TARGETS_REFUSED, gauge } from '../metrics';
+import { BUILD_INFO, CONFIG_RELOAD_SUCCESS, CONFIG_RELOAD_SUCCESS_TIME, MODULE_UNKNOWN, TARGETS_REFUSED, type MetricDefinition } from '../metrics';
 import { selfListener, type SelfListener } from '../probers/shared/target-guard';
 import { EXPORTER_VERSION } from '../version';
 import { containEscapedErrors } from './escaped-errors';
@@ -87,9 +87,10 @@ export class Exporter {
     collectDefaultMetrics({ register: this.metrics });
     this.unknownModules = new Counter({ name: MODULE_UNKNOWN.name, help: MODULE_UNKNOWN.help, registers: [this.metrics] });
     this.targetsRefused = new Counter({ name: TARGETS_REFUSED.name, help: TARGETS_REFUSED.help, labelNames: ['module', 'reason'], registers: [this.metrics] });
-    this.reloadSuccess = gauge(this.metrics, CONFIG_RELOAD_SUCCESS);
-    this.reloadTime = gauge(this.metrics, CONFIG_RELOAD_SUCCESS_TIME);
-    gauge(this.metrics, BUILD_INFO, ['version', 'runtime']).set({ version: EXPORTER_VERSION, runtime: process.version }, 1);
+    const gauge = (metric: MetricDefinition, labelNames: string[] = []): Gauge => new Gauge({ name: metric.name, help: metric.help, labelNames, registers: [this.metrics] });
+    this.reloadSuccess = gauge(CONFIG_RELOAD_SUCCESS);
+    this.reloadTime = gauge(CONFIG_RELOAD_SUCCESS_TIME);
+    gauge(BUILD_INFO, ['version', 'runtime']).set({ version: EXPORTER_VERSION, runtime: process.version }, 1);
     if ((options.probeWorkers ?? 1) > 1) {
       // Required here, not imported: an exporter without workers never initializes the pool's code.
       // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -7,7 +7,6 @@
 import type { Counter } from 'prom-client';
 import { maskedModuleYaml, maskUrl } from '../config/mask';
 import type { CompiledConfig, CompiledModule } from '../config/module';
-import { probeMetricsText } from '../metrics';
 import { runProbe } from './probe-run';
 import { probeTimeoutSeconds } from './probe-timeout';
 import { ProbeLog, type Logger } from '../log';
@@ -114,7 +113,7 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
       allowedTargets: context.config.allowedTargets,
       self: context.self,
     });
-    answer = { success: run.success, refusal: run.refusal, metricsText: await probeMetricsText(run.registry), contentType: run.registry.contentType };
+    answer = { success: run.success, refusal: run.refusal, metricsText: run.registry.text(), contentType: run.registry.contentType };
   }
   const { success, refusal, metricsText } = answer;
   if (refusal) {

@@ -3,11 +3,10 @@
  * registry with probe_success, probe_duration_seconds and, on failure, probe_failure_reason; the deadline;
  * the probe contained, so that an error escaping it fails this probe alone.
  */
-import { Registry, type OpenMetricsContentType } from 'prom-client';
 import { FAILURE_REASON_METRIC, type ProbeFailure } from '../contract/failure-reasons';
 import type { CompiledModule } from '../config/module';
 import type { ProbeLog } from '../log';
-import { PROBE_DURATION, PROBE_SUCCESS, gauge, probeMetricsText } from '../metrics';
+import { PROBE_DURATION, PROBE_SUCCESS, ProbeRegistry, gauge } from '../metrics';
 import { probe } from '../probers';
 import { deadlineIn, ProbeInterrupted } from '../probers/shared/deadline';
 import { failed } from '../probers/shared/failure';
@@ -37,26 +36,23 @@ export interface ProbeRun {
   /** What the allow-list refused, when it refused the target or a redirect (the failure is then `target refused`). */
   readonly refusal?: Refusal;
   /** The probe's metrics, ready to be written out. */
-  readonly registry: Registry;
+  readonly registry: ProbeRegistry;
 }
 
 /** A probe that could not run (its worker stopped or missed the deadline): failed, with the reason `internal error`. */
 export async function internalFailureMetrics(durationSeconds: number, openMetrics: boolean): Promise<{ metricsText: string; contentType: string }> {
-  const registry = new Registry();
-  if (openMetrics) (registry as unknown as Registry<OpenMetricsContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+  const registry = new ProbeRegistry(openMetrics);
   gauge(registry, PROBE_SUCCESS).set(0);
   gauge(registry, PROBE_DURATION).set(durationSeconds);
   const { reason } = FAILURE_REASON_METRIC.labels;
   gauge(registry, FAILURE_REASON_METRIC, [reason, FAILURE_REASON_METRIC.labels.phase]).set({ [reason]: 'internal error' }, 1);
-  return { metricsText: await probeMetricsText(registry), contentType: registry.contentType };
+  return { metricsText: registry.text(), contentType: registry.contentType };
 }
 
 /** Probes `target` with `module`; `shownTarget` is the target as logs may show it (credentials masked). */
 export async function runProbe(moduleName: string, module: CompiledModule, target: string, shownTarget: string, probeLog: ProbeLog, options: ProbeRunOptions): Promise<ProbeRun> {
   probeLog.debug('Beginning probe', { probe: module.prober, timeout_seconds: options.timeoutSeconds });
-  const registry = new Registry();
-  // Probers see one registry type; the format is only the caller's business.
-  if (options.openMetrics) (registry as unknown as Registry<OpenMetricsContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+  const registry = new ProbeRegistry(options.openMetrics);
   const successGauge = gauge(registry, PROBE_SUCCESS);
   const durationGauge = gauge(registry, PROBE_DURATION);
   const deadline = deadlineIn(options.timeoutSeconds * 1000, options.abandoned);

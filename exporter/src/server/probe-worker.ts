@@ -12,7 +12,6 @@ import { ConfigError, moduleRecord } from '../config/load';
 import { compileParsed, type CompiledConfig, type PatternCache } from '../config/module';
 import type { LocatedProblem } from '../config/load';
 import { Logger, ProbeLog, type Fields } from '../log';
-import { probeMetricsText } from '../metrics';
 import { containEscapedErrors } from './escaped-errors';
 import { runProbe } from './probe-run';
 import { PROBE_WORKER_ROLE, type ProbeWorkerData, type ToMain, type ToWorker } from './probe-pool-messages';
@@ -82,7 +81,7 @@ function serve(port: NonNullable<typeof parentPort>, data: ProbeWorkerData): voi
         id: message.id,
         success: run.success,
         ...(run.refusal && { refusal: run.refusal }),
-        metricsText: await probeMetricsText(run.registry),
+        metricsText: run.registry.text(),
         contentType: run.registry.contentType,
         entries: probeLog.entries.map((entry) => ({ ...entry, fields: cloneable(entry.fields) })),
       };

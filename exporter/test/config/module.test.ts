@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Registry } from 'prom-client';
+import { ProbeRegistry } from '../../src/metrics';
 import * as duration from '../../src/config/duration';
 import * as regexp from '../../src/config/regexp';
 import * as size from '../../src/config/size';
@@ -102,7 +102,7 @@ describe('a module compiled at load', () => {
       for (const [name, target] of Object.entries(targets)) {
         const log = new ProbeLog(new Logger('error', () => undefined), {});
         const deadline = deadlineIn(3000);
-        const { success } = await probe(deadline, target, config.modules[name], new Registry(), log, {});
+        const { success } = await probe(deadline, target, config.modules[name], new ProbeRegistry(), log, {});
         deadline.cancel();
         expect({ name, success, log: success ? '' : log.text() }).toEqual({ name, success: true, log: '' });
       }

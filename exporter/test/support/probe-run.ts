@@ -1,5 +1,5 @@
 /** Running one prober in-process against a module written as YAML, the way the handler would. */
-import { Registry } from 'prom-client';
+import { ProbeRegistry } from '../../src/metrics';
 import { stringify } from 'yaml';
 import type { ModuleInput } from '../../src/config/schema';
 import { parseConfig } from '../../src/config/load';
@@ -28,14 +28,14 @@ export function quietProbeLog(): ProbeLog {
 export async function runProbe(moduleYaml: string, target: string, options: ProbeOptions & { timeoutMs?: number; configDir?: string } = {}): Promise<ProbeRun> {
   const yaml = `modules:\n  m:\n${moduleYaml.replace(/^/gm, '    ')}\n`;
   const module = parseConfig(yaml, `${options.configDir ?? '/tmp'}/blackbox.yml`).modules.m;
-  const registry = new Registry();
+  const registry = new ProbeRegistry();
   const log = quietProbeLog();
   const deadline = deadlineIn(options.timeoutMs ?? 5000);
   const started = performance.now();
   try {
     const outcome = await probe(deadline, target, module, registry, log, { hostname: options.hostname });
     const failure = outcome.success ? undefined : { reason: outcome.reason, ...(outcome.phase === undefined ? {} : { phase: outcome.phase }) };
-    return { success: outcome.success, ...(failure ? { failure } : {}), samples: parseMetrics(await registry.metrics()), log: log.text(), elapsedMs: performance.now() - started };
+    return { success: outcome.success, ...(failure ? { failure } : {}), samples: parseMetrics(registry.text()), log: log.text(), elapsedMs: performance.now() - started };
   } finally {
     deadline.cancel();
   }

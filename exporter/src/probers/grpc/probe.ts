@@ -6,7 +6,6 @@
  */
 import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
-import { Gauge } from 'prom-client';
 import { PROBE_SSL_EARLIEST_CERT_EXPIRY, gauge, phaseGauge } from '../../metrics';
 import { GRPC_PHASES, PROBE_GRPC_DURATION, PROBE_GRPC_HEALTHCHECK_RESPONSE, PROBE_GRPC_SSL, PROBE_GRPC_STATUS_CODE } from './metrics';
 import { resolveTargetAddress } from '../shared/address';
@@ -44,12 +43,7 @@ export const probeGrpc: Prober<'grpc'> = async (deadline, target, module, regist
   const durations = phaseGauge(registry, PROBE_GRPC_DURATION, GRPC_PHASES);
   const ssl = gauge(registry, PROBE_GRPC_SSL);
   const statusCode = gauge(registry, PROBE_GRPC_STATUS_CODE);
-  const healthResponse = new Gauge({
-    name: PROBE_GRPC_HEALTHCHECK_RESPONSE.name,
-    help: PROBE_GRPC_HEALTHCHECK_RESPONSE.help,
-    labelNames: ['serving_status'],
-    registers: [registry],
-  });
+  const healthResponse = gauge(registry, PROBE_GRPC_HEALTHCHECK_RESPONSE, ['serving_status']);
 
   const parsed = grpcTarget.parse(target);
   if (!parsed.ok) {

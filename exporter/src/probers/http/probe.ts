@@ -5,9 +5,8 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
-import type { Gauge } from 'prom-client';
 import { httpTarget, parseZonedUrl, type HttpSettings } from './definition';
-import { PROBE_FAILED_DUE_TO_REGEX, gauge, phaseGauge } from '../../metrics';
+import { PROBE_FAILED_DUE_TO_REGEX, gauge, phaseGauge, type ProbeGauge } from '../../metrics';
 import {
   HTTP_PHASES,
   PROBE_FAILED_DUE_TO_CEL,
@@ -389,8 +388,8 @@ async function judge(
   deadline: ProbeDeadline,
   resources: Resources,
   logger: ProbeLogger,
-  regexGauge: Gauge,
-  celGauge: Gauge | undefined,
+  regexGauge: ProbeGauge,
+  celGauge: ProbeGauge | undefined,
 ): Promise<Verdict> {
   let success: boolean;
   let outcome: ProbeOutcome = SUCCEEDED;
@@ -443,7 +442,7 @@ async function judge(
 }
 
 /** probe_http_duration_seconds from each hop's instants, summed over hops, as upstream's trace does it. */
-function recordPhases(duration: Gauge, hops: readonly HopResult[]): void {
+function recordPhases(duration: ProbeGauge, hops: readonly HopResult[]): void {
   hops.forEach(({ timings }, index) => {
     const seconds = (from: number, to: number): number => Math.max(0, to - from) / 1000;
     // The first hop's resolve time came from the address helper.

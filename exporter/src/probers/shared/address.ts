@@ -5,8 +5,7 @@
  */
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
-import type { Registry } from 'prom-client';
-import { PROBE_DNS_LOOKUP_TIME, PROBE_IP_ADDR_HASH, PROBE_IP_PROTOCOL, gauge } from '../../metrics';
+import { PROBE_DNS_LOOKUP_TIME, PROBE_IP_ADDR_HASH, PROBE_IP_PROTOCOL, gauge, type ProbeRegistry } from '../../metrics';
 import type { ProbeDeadline, ProbeLogger } from '../types';
 import { beforeDeadline } from './deadline';
 import { unbracket } from './host-port';
@@ -53,7 +52,7 @@ export async function resolveTargetAddress(
   host: string,
   ip: IpPreference,
   deadline: ProbeDeadline,
-  registry: Registry,
+  registry: ProbeRegistry,
   logger: ProbeLogger,
   guard?: TargetGuard,
   port?: number,

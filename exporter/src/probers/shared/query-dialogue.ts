@@ -5,9 +5,8 @@
  * and probe_expect_info.
  */
 import type { Socket } from 'node:net';
-import { Gauge, type Registry } from 'prom-client';
 import { expandGoTemplate, type GoMatch } from '../../config/regexp';
-import { PROBE_EXPECT_INFO, PROBE_FAILED_DUE_TO_BYTES, PROBE_FAILED_DUE_TO_REGEX, gauge } from '../../metrics';
+import { PROBE_EXPECT_INFO, PROBE_FAILED_DUE_TO_BYTES, PROBE_FAILED_DUE_TO_REGEX, gauge, type ProbeRegistry } from '../../metrics';
 import type { ProbeDeadline, ProbeLogger, ProbeOutcome } from '../types';
 import { failed, SUCCEEDED } from './failure';
 import type { DeadlinePhase } from './deadline';
@@ -38,16 +37,15 @@ function expandSend(send: string | Buffer, match: GoMatch): Buffer {
 }
 
 /** Label names of probe_expect_info are the module's; one gauge serves every step that names the same ones. */
-function expectInfo(registry: Registry, labels: NonNullable<QueryStep['labels']>, match: GoMatch): void {
+function expectInfo(registry: ProbeRegistry, labels: NonNullable<QueryStep['labels']>, match: GoMatch): void {
   const names = labels.map((label) => label.name);
-  let metric = registry.getSingleMetric(PROBE_EXPECT_INFO.name) as Gauge | undefined;
-  metric ??= new Gauge({ name: PROBE_EXPECT_INFO.name, help: PROBE_EXPECT_INFO.help, labelNames: names, registers: [registry] });
+  const metric = registry.getSingleMetric(PROBE_EXPECT_INFO.name) ?? gauge(registry, PROBE_EXPECT_INFO, names);
   metric.set(Object.fromEntries(labels.map((label) => [label.name, expandGoTemplate(label.value, match)])), 1);
 }
 
 /** What the walk needs from its prober. */
 export interface Dialogue {
-  readonly registry: Registry;
+  readonly registry: ProbeRegistry;
   readonly logger: ProbeLogger;
   /** Upgrades `socket` to TLS for a `starttls` step (the prober knows its tls_config and server name). */
   startTls(socket: Socket): Promise<Socket>;
@@ -66,7 +64,7 @@ export async function secureStream(
   deadline: ProbeDeadline,
   tlsConfig: TlsSettings,
   serverName: string,
-  registry: Registry,
+  registry: ProbeRegistry,
   resources: Resources,
 ): Promise<Socket> {
   const options = await tlsConnectionOptions(tlsConfig, serverName);

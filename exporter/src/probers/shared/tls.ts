@@ -5,11 +5,10 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import { checkServerIdentity, createSecureContext, type ConnectionOptions, type SecureContext, type SecureContextOptions, type TLSSocket } from 'node:tls';
-import { Gauge, type Registry } from 'prom-client';
 import type { TlsSettings } from './tls-config';
 import { readConfiguredFile } from './config-file';
 import { trustAnchors, verifiedChain } from './trust-anchors';
-import { PROBE_SSL_EARLIEST_CERT_EXPIRY, PROBE_SSL_LAST_CHAIN_EXPIRY, PROBE_SSL_LAST_CHAIN_INFO, PROBE_TLS_CIPHER_INFO, PROBE_TLS_VERSION_INFO, gauge } from '../../metrics';
+import { PROBE_SSL_EARLIEST_CERT_EXPIRY, PROBE_SSL_LAST_CHAIN_EXPIRY, PROBE_SSL_LAST_CHAIN_INFO, PROBE_TLS_CIPHER_INFO, PROBE_TLS_VERSION_INFO, gauge, type ProbeRegistry } from '../../metrics';
 
 /** The label values of probe_tls_version_info, as upstream writes them. */
 const VERSION_LABELS: Record<string, string> = { TLSv1: 'TLS 1.0', 'TLSv1.1': 'TLS 1.1', 'TLSv1.2': 'TLS 1.2', 'TLSv1.3': 'TLS 1.3' };
@@ -156,16 +155,11 @@ export function serialNumberLabel(serialHex: string): string {
  * probe_ssl_last_chain_expiry_timestamp_seconds and probe_tls_cipher_info. `verified` says whether the
  * chain was verified (not insecure_skip_verify).
  */
-export function recordTlsMetrics(state: TlsConnectionState, registry: Registry, verified: boolean, optional: OptionalTlsMetrics = ALL_TLS_METRICS): void {
+export function recordTlsMetrics(state: TlsConnectionState, registry: ProbeRegistry, verified: boolean, optional: OptionalTlsMetrics = ALL_TLS_METRICS): void {
   const earliest = gauge(registry, PROBE_SSL_EARLIEST_CERT_EXPIRY);
   const version = gauge(registry, PROBE_TLS_VERSION_INFO, ['version']);
   const lastChain = optional.lastChainExpiry ? gauge(registry, PROBE_SSL_LAST_CHAIN_EXPIRY) : undefined;
-  const info = new Gauge({
-    name: PROBE_SSL_LAST_CHAIN_INFO.name,
-    help: PROBE_SSL_LAST_CHAIN_INFO.help,
-    labelNames: ['fingerprint_sha256', 'subject', 'issuer', 'subjectalternative', 'serialnumber'],
-    registers: [registry],
-  });
+  const info = gauge(registry, PROBE_SSL_LAST_CHAIN_INFO, ['fingerprint_sha256', 'subject', 'issuer', 'subjectalternative', 'serialnumber']);
   const cipher = optional.cipher ? gauge(registry, PROBE_TLS_CIPHER_INFO, ['cipher']) : undefined;
 
   const sent = state.sent;

@@ -5,7 +5,6 @@
  */
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import type { Registry } from 'prom-client';
 import { tcpTarget, type TcpSettings } from './definition';
 import { resolveTargetAddress, type ResolvedAddress } from '../shared/address';
 import { beforeDeadline } from '../shared/deadline';
@@ -15,6 +14,7 @@ import { runQueryResponses, secureStream, STREAM_TLS_METRICS } from '../shared/q
 import { recordTlsMetrics, tlsConnectionOptions, tlsConnectionState } from '../shared/tls';
 import type { ProbeDeadline, ProbeLogger, Prober } from '../types';
 import { failed, failureOf } from '../shared/failure';
+import type { ProbeRegistry } from '../../metrics';
 
 async function openConnection(
   deadline: ProbeDeadline,
@@ -22,7 +22,7 @@ async function openConnection(
   port: number,
   resolved: ResolvedAddress,
   settings: TcpSettings,
-  registry: Registry,
+  registry: ProbeRegistry,
   logger: ProbeLogger,
   resources: Resources,
 ): Promise<Socket> {

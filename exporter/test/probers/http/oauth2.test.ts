@@ -16,7 +16,7 @@ import { parseConfig } from '../../../src/config/load';
 import { Logger, ProbeLog } from '../../../src/log';
 import { probe } from '../../../src/probers';
 import { deadlineIn } from '../../../src/probers/shared/deadline';
-import { Registry } from 'prom-client';
+import { ProbeRegistry } from '../../../src/metrics';
 import { parseMetrics } from '../../../loopback/metrics-text';
 
 interface TokenRequest {
@@ -88,12 +88,12 @@ function loadModule(oauth2Yaml: string): () => Promise<{ success: boolean; sampl
   const yaml = `modules:\n  m:\n    prober: http\n    http:\n      preferred_ip_protocol: ip4\n      oauth2:\n${oauth2Yaml.replace(/^/gm, '        ')}\n`;
   const module = parseConfig(yaml, join(dir, 'blackbox.yml')).modules.m;
   return async () => {
-    const registry = new Registry();
+    const registry = new ProbeRegistry();
     const log = new ProbeLog(new Logger('error', () => undefined), {});
     const deadline = deadlineIn(3000);
     try {
       const { success } = await probe(deadline, `http://127.0.0.1:${port(target)}/`, module, registry, log, {});
-      return { success, samples: parseMetrics(await registry.metrics()), log: log.text() };
+      return { success, samples: parseMetrics(registry.text()), log: log.text() };
     } finally {
       deadline.cancel();
     }

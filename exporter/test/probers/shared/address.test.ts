@@ -1,4 +1,4 @@
-import { Registry } from 'prom-client';
+import { ProbeRegistry } from '../../../src/metrics';
 import { ipAddressHash, resolveTargetAddress, type Lookup } from '../../../src/probers/shared/address';
 import { deadlineIn } from '../../../src/probers/shared/deadline';
 import { compileIpPreference } from '../../../src/probers/shared/ip-protocol';
@@ -9,13 +9,13 @@ const quiet = new Logger('error', () => undefined);
 
 async function resolve(host: string, preferred: 'ip4' | 'ip6', fallback: boolean, lookup?: Lookup, ms = 1000) {
   const ip = compileIpPreference({ preferred_ip_protocol: preferred, ip_protocol_fallback: fallback });
-  const registry = new Registry();
+  const registry = new ProbeRegistry();
   const deadline = deadlineIn(ms);
   try {
     const result = await resolveTargetAddress(host, ip, deadline, registry, new ProbeLog(quiet, {}), undefined, undefined, lookup);
-    return { result, samples: parseMetrics(await registry.metrics()) };
+    return { result, samples: parseMetrics(registry.text()) };
   } catch (error) {
-    return { error: error as Error, samples: parseMetrics(await registry.metrics()) };
+    return { error: error as Error, samples: parseMetrics(registry.text()) };
   } finally {
     deadline.cancel();
   }

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Registry } from 'prom-client';
+import { ProbeRegistry } from '../../../src/metrics';
 import { compileTlsConfig, tlsConfigSchema, type TlsConfig } from '../../../src/probers/shared/tls-config';
 import { recordTlsMetrics, serialNumberLabel, tlsConnectionOptions, tlsConnectionState, UNVERIFIED_CHAIN_EXPIRY } from '../../../src/probers/shared/tls';
 import { makeTlsFixtures, OPENSSL, type TlsFixtures } from '../../../loopback/tls-fixtures';
@@ -117,9 +117,9 @@ describe('TLS metrics', () => {
     socket.destroy();
     await once(socket, 'close');
     expect(socket.getCipher()).toBeNull();
-    const registry = new Registry();
+    const registry = new ProbeRegistry();
     recordTlsMetrics(state, registry, true);
-    const samples = parseMetrics(await registry.metrics());
+    const samples = parseMetrics(registry.text());
     expect(metricValue(samples, 'probe_ssl_earliest_cert_expiry')).toBe(pki.serverNotAfter);
     expect(metricValue(samples, 'probe_ssl_last_chain_expiry_timestamp_seconds')).toBe(pki.serverNotAfter);
     expect(metricValue(samples, 'probe_tls_version_info', { version: 'TLS 1.2' })).toBe(1);
@@ -158,10 +158,10 @@ describe('TLS metrics', () => {
         const options = await tlsConnectionOptions(compileTlsConfig(tlsConfigSchema.parse(config)), 'localhost');
         const socket = connect({ ...options, host: '127.0.0.1', port: (sending.address() as AddressInfo).port });
         await once(socket, 'secureConnect');
-        const registry = new Registry();
+        const registry = new ProbeRegistry();
         recordTlsMetrics(tlsConnectionState(socket), registry, !config.insecure_skip_verify);
         socket.destroy();
-        return parseMetrics(await registry.metrics());
+        return parseMetrics(registry.text());
       } finally {
         sending.close();
       }
@@ -184,10 +184,10 @@ describe('TLS metrics', () => {
 
   it('reports no verified chain when verification was skipped, as upstream', async () => {
     const socket = await handshake({ insecure_skip_verify: true });
-    const registry = new Registry();
+    const registry = new ProbeRegistry();
     recordTlsMetrics(tlsConnectionState(socket), registry, false);
     socket.destroy();
-    const samples = parseMetrics(await registry.metrics());
+    const samples = parseMetrics(registry.text());
     expect(metricValue(samples, 'probe_ssl_last_chain_expiry_timestamp_seconds')).toBe(UNVERIFIED_CHAIN_EXPIRY);
     expect(metricValue(samples, 'probe_ssl_earliest_cert_expiry')).toBe(pki.serverNotAfter);
   });
