@@ -19,6 +19,7 @@ import { BUILD_INFO, CONFIG_RELOAD_SUCCESS, CONFIG_RELOAD_SUCCESS_TIME, MODULE_U
 import { selfListener, type SelfListener } from '../probers/shared/target-guard';
 import { EXPORTER_VERSION } from '../version';
 import { containEscapedErrors } from './escaped-errors';
+import { FreeMemoryRelease } from './free-memory';
 import { ProbeHistory } from './history';
 import { handleProbe } from './probe-handler';
 import type { ProbePool } from './probe-pool';
@@ -46,6 +47,8 @@ export interface ExporterOptions {
   readonly probeWorkers?: number;
   /** The log flags, which probe workers log with too. @default info, logfmt, info */
   readonly logSettings?: { readonly logLevel: LogLevel; readonly logFormat: LogFormat; readonly logProber: LogLevel };
+  /** How freed memory goes back to the kernel (./free-memory.ts). @default glibc's malloc_trim through the addon */
+  readonly releaseFreeMemory?: () => boolean;
 }
 
 /** The file's SHA-256: a reload of content already loaded is skipped, as upstream skips it since 0.28. */
@@ -79,11 +82,13 @@ export class Exporter {
   private readonly reloadSuccess: Gauge;
   private readonly reloadTime: Gauge;
   private server?: Server;
+  private readonly freeMemory: FreeMemoryRelease;
   private web?: WebGate;
   private readonly pool?: ProbePool;
 
   constructor(private readonly options: ExporterOptions) {
     this.history = new ProbeHistory(options.historyLimit);
+    this.freeMemory = new FreeMemoryRelease(options.releaseFreeMemory);
     collectDefaultMetrics({ register: this.metrics });
     this.unknownModules = new Counter({ name: MODULE_UNKNOWN.name, help: MODULE_UNKNOWN.help, registers: [this.metrics] });
     this.targetsRefused = new Counter({ name: TARGETS_REFUSED.name, help: TARGETS_REFUSED.help, labelNames: ['module', 'reason'], registers: [this.metrics] });
@@ -144,6 +149,9 @@ export class Exporter {
       const problems = error instanceof ConfigError ? error.message.split('\n') : [(error as Error).message];
       for (const problem of problems) log.error('Config problem', { problem });
       throw error;
+    } finally {
+      // Loading, refused or not, allocated what compiling every module needed.
+      this.freeMemory.afterSettling();
     }
   }
 
@@ -269,6 +277,7 @@ export class Exporter {
     }
     this.server = server;
     server.once('listening', () => this.refreshSelf());
+    this.freeMemory.start();
     return server;
   }
 
@@ -324,6 +333,7 @@ export class Exporter {
     if (this.inFlight.size > 0) this.options.log.warn('Shutdown timeout reached; closing requests still in flight', { requests: this.inFlight.size });
     server.closeAllConnections();
     await closed;
+    this.freeMemory.stop();
     await this.pool?.stop();
   }
 }

@@ -47,6 +47,7 @@ interface Addon {
   send(handle: unknown, message: Buffer, to: string): void;
   localPort(handle: unknown): number;
   close(handle: unknown): void;
+  releaseFreeMemory(): boolean;
 }
 
 const ADDON_FILE = 'icmp_socket.node';
@@ -111,6 +112,18 @@ export function icmpAddonProblem(): string | undefined {
     return undefined;
   } catch (error) {
     return (error as Error).message;
+  }
+}
+
+/**
+ * Gives the C heap's free pages back to the kernel (glibc's malloc_trim), through the one addon the exporter
+ * ships; false when there is nothing to call (no addon, or a C library other than glibc).
+ */
+export function releaseFreeMemory(): boolean {
+  try {
+    return loadAddon().releaseFreeMemory();
+  } catch {
+    return false;
   }
 }
 
