@@ -45,7 +45,7 @@ export class ProbeGauge {
     private readonly definition: MetricDefinition,
     readonly labelNames: readonly string[],
   ) {
-    if (labelNames.length === 0) this.samples.push({ labels: {}, value: 0 });
+    if (labelNames.length === 0) this.samples.push({ labels: NO_LABELS, value: 0 });
   }
 
   get name(): string {
@@ -59,11 +59,11 @@ export class ProbeGauge {
   set(value: number): void;
   set(labels: LabelValues, value: number): void;
   set(labelsOrValue: LabelValues | number, value?: number): void {
-    if (typeof labelsOrValue === 'number') this.sampleFor({}, labelsOrValue).value = labelsOrValue;
+    if (typeof labelsOrValue === 'number') this.sampleFor(NO_LABELS, labelsOrValue).value = labelsOrValue;
     else this.sampleFor(labelsOrValue, value).value = value as number;
   }
 
-  inc(labels: LabelValues = {}, by = 1): void {
+  inc(labels: LabelValues = NO_LABELS, by = 1): void {
     this.sampleFor(labels, by).value += by;
   }
 
@@ -88,11 +88,13 @@ export class ProbeGauge {
     for (const label in labels) {
       if (!this.labelNames.includes(label)) throw new Error(`Label ${label} is not among the labels of ${this.name} (${this.labelNames.join(', ')})`);
     }
+    // Loops, not find/every: this runs for every sample a probe sets, and closures are allocations.
     let sample: GaugeSample | undefined;
     for (const each of this.samples) {
-      if (!this.labelNames.every((label) => String(each.labels[label]) === String(labels[label]))) continue;
-      sample = each;
-      break;
+      if (sameLabelSet(this.labelNames, each.labels, labels)) {
+        sample = each;
+        break;
+      }
     }
     if (sample === undefined) {
       sample = { labels, value: 0 };
@@ -114,7 +116,7 @@ export class ProbeRegistry {
   }
 
   /** A new gauge for `metric`; a name made twice is a bug, as in prom-client. */
-  gauge(metric: MetricDefinition, labelNames: readonly string[] = []): ProbeGauge {
+  gauge(metric: MetricDefinition, labelNames: readonly string[] = NO_LABEL_NAMES): ProbeGauge {
     if (this.getSingleMetric(metric.name)) throw new Error(`A metric named ${metric.name} is already in this probe's registry`);
     const made = new ProbeGauge(metric, labelNames);
     this.gauges.push(made);
@@ -122,7 +124,8 @@ export class ProbeRegistry {
   }
 
   getSingleMetric(name: string): ProbeGauge | undefined {
-    return this.gauges.find((each) => each.name === name);
+    for (const each of this.gauges) if (each.name === name) return each;
+    return undefined;
   }
 
   getMetricsAsJSON(): GaugeJson[] {
@@ -134,6 +137,15 @@ export class ProbeRegistry {
     const blocks = this.gauges.map((each) => each.text());
     return this.contentType === OPENMETRICS_CONTENT_TYPE ? `${blocks.join('\n')}\n# EOF\n` : `${blocks.join('\n\n')}\n`;
   }
+}
+
+const NO_LABELS: LabelValues = Object.freeze({});
+const NO_LABEL_NAMES: readonly string[] = Object.freeze([]);
+
+/** Whether two label sets name the same sample: prom-client compares the values as text. */
+function sameLabelSet(names: readonly string[], one: LabelValues, other: LabelValues): boolean {
+  for (const name of names) if (String(one[name]) !== String(other[name])) return false;
+  return true;
 }
 
 const gaugeHeaders = new WeakMap<MetricDefinition, string>();
@@ -159,7 +171,7 @@ function sampleValue(value: number): string {
 }
 
 /** A gauge for `metric` in `registry` (each probe has its own registry). */
-export function gauge(registry: ProbeRegistry, metric: MetricDefinition, labelNames: readonly string[] = []): ProbeGauge {
+export function gauge(registry: ProbeRegistry, metric: MetricDefinition, labelNames: readonly string[] = NO_LABEL_NAMES): ProbeGauge {
   return registry.gauge(metric, labelNames);
 }
 
