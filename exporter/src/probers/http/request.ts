@@ -30,8 +30,38 @@ async function authorizationHeader(plan: AuthorizationPlan | undefined): Promise
   return `Basic ${Buffer.from(`${await secretText(plan.username)}:${await secretText(plan.password)}`).toString('base64')}`;
 }
 
+/**
+ * The requests of plans that read no file, made once per plan: every probe of such a module sends the same one
+ * (frozen, since probes share it), so a probe builds no header list of its own.
+ */
+const fixedRequests = new WeakMap<RequestPlan, RequestContent>();
+
+const isText = (secret: Secret): boolean => 'text' in secret;
+
+/** Whether the plan names no file: no header value, credential or body read at each probe. */
+function readsNoFile(plan: RequestPlan): boolean {
+  const authorization = plan.authorization;
+  const credentialsAreText = authorization === undefined || (authorization.kind === 'scheme' ? isText(authorization.credentials) : isText(authorization.username) && isText(authorization.password));
+  return credentialsAreText && (plan.body === undefined || 'bytes' in plan.body) && plan.headers.every((header) => header.values.every(isText));
+}
+
+function frozen(request: RequestContent): RequestContent {
+  for (const [, values] of request.headers) Object.freeze(values);
+  Object.freeze(request.headers);
+  return Object.freeze(request);
+}
+
 /** The request `plan` describes; `hostname` is the probe's `hostname` parameter. Rejects naming the field of a file it cannot read. */
 export async function requestContent(plan: RequestPlan, hostname: string | undefined): Promise<RequestContent> {
+  let request = fixedRequests.get(plan);
+  if (request === undefined) {
+    request = await readRequest(plan);
+    if (readsNoFile(plan)) fixedRequests.set(plan, frozen(request));
+  }
+  return hostname === undefined ? request : { ...request, host: hostname };
+}
+
+async function readRequest(plan: RequestPlan): Promise<RequestContent> {
   const headers: HeaderList = [];
   for (const header of plan.headers) {
     const values: string[] = [];
@@ -40,5 +70,5 @@ export async function requestContent(plan: RequestPlan, hostname: string | undef
   }
   const body = plan.body === undefined ? undefined : 'bytes' in plan.body ? plan.body.bytes : await readConfiguredFile('body_file', plan.body.file);
   const secretHeaders = new Set(plan.headers.filter((header) => header.secret).map((header) => header.name.toLowerCase()));
-  return { method: plan.method, host: hostname ?? plan.hostHeader, headers, secretHeaders, authorization: await authorizationHeader(plan.authorization), body };
+  return { method: plan.method, host: plan.hostHeader, headers, secretHeaders, authorization: await authorizationHeader(plan.authorization), body };
 }

@@ -55,6 +55,27 @@ describe('the request of an http module', () => {
     await expect(requestContent(plan({ bearer_token_file: join(dir, 'missing') }), undefined)).rejects.toThrow(/bearer_token_file: cannot read .*missing: ENOENT/);
   });
 
+  it('makes the request of a plan that reads no file once, and shares it (frozen) between probes', async () => {
+    const fixed = plan({ headers: { 'X-Probe': 'yes' }, bearer_token: 't0k', body: 'hello' });
+    const first = await requestContent(fixed, undefined);
+    expect(await requestContent(fixed, undefined)).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.headers) && first.headers.every(([, values]) => Object.isFrozen(values))).toBe(true);
+    // The probe's hostname parameter gives a request of its own, the rest shared.
+    const named = await requestContent(fixed, 'other.example');
+    expect(named).toMatchObject({ host: 'other.example', authorization: 'Bearer t0k', headers: first.headers });
+    expect(first.host).toBeUndefined();
+    // A plan that names a file is read again at each probe (the rotation test above), never kept.
+    writeFileSync(join(dir, 'header-value'), 'one');
+    const fromFile = plan({ http_headers: { 'X-Value': { files: [join(dir, 'header-value')] } } });
+    const before = await requestContent(fromFile, undefined);
+    writeFileSync(join(dir, 'header-value'), 'two');
+    const after = await requestContent(fromFile, undefined);
+    expect([before.headers[0], after.headers[0]]).toEqual([
+      ['X-Value', ['one']],
+      ['X-Value', ['two']],
+    ]);
+  });
+
   it("takes credentials in upstream's order of schemes, and sends none for an authorization without credentials", async () => {
     expect((await requestContent(plan({ bearer_token: 't0k' }), undefined)).authorization).toBe('Bearer t0k');
     expect((await requestContent(plan({ authorization: { type: 'Token', credentials: 'abc' } }), undefined)).authorization).toBe('Token abc');
