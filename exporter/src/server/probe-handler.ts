@@ -102,7 +102,7 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
     // A worker that could not run the probe (it stopped, or missed its deadline) fails it, as an internal error.
     answer =
       result.metricsText === undefined
-        ? { success: false, ...(await internalFailureMetrics((performance.now() - started) / 1000, openMetrics)) }
+        ? { success: false, ...internalFailureMetrics((performance.now() - started) / 1000, openMetrics) }
         : { success: result.success, refusal: result.refusal, metricsText: result.metricsText, contentType: result.contentType! };
   } else {
     const run = await runProbe(moduleName, module, target, shownTarget, probeLog, {

@@ -40,7 +40,7 @@ export interface ProbeRun {
 }
 
 /** A probe that could not run (its worker stopped or missed the deadline): failed, with the reason `internal error`. */
-export async function internalFailureMetrics(durationSeconds: number, openMetrics: boolean): Promise<{ metricsText: string; contentType: string }> {
+export function internalFailureMetrics(durationSeconds: number, openMetrics: boolean): { metricsText: string; contentType: string } {
   const registry = new ProbeRegistry(openMetrics);
   gauge(registry, PROBE_SUCCESS).set(0);
   gauge(registry, PROBE_DURATION).set(durationSeconds);

@@ -42,7 +42,7 @@ describe('FreeMemoryRelease', () => {
     expect(release).toHaveBeenCalledTimes(3);
   });
 
-  it('is what the exporter does after loading its config, refused or not', async () => {
+  it('is what the exporter does after loading its config, refused or not, and every minute while it serves', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'probekit-free-memory-'));
     const configFile = join(dir, 'blackbox.yml');
     writeFileSync(configFile, 'modules:\n  tcp:\n    prober: tcp\n');
@@ -55,6 +55,16 @@ describe('FreeMemoryRelease', () => {
     await expect(exporter.reload()).rejects.toThrow();
     jest.advanceTimersByTime(SETTLED_AFTER_MS);
     expect(release).toHaveBeenCalledTimes(2);
+    // Serving, it also releases every minute, and no more once closed.
+    await exporter.listen('127.0.0.1', 0);
+    try {
+      jest.advanceTimersByTime(2 * EVERY_MS);
+      expect(release).toHaveBeenCalledTimes(4);
+    } finally {
+      await exporter.close();
+    }
+    jest.advanceTimersByTime(2 * EVERY_MS);
+    expect(release).toHaveBeenCalledTimes(4);
   });
 });
 

@@ -27,6 +27,8 @@ export interface RequestPlan {
   /** Sent on every hop to the target's origin; a redirect to another origin drops it (../http/probe.ts). */
   readonly authorization?: AuthorizationPlan;
   readonly body?: { readonly bytes: Buffer } | { readonly file: string };
+  /** Whether a header value, a credential or the body is read from a file, as each probe must then do again. */
+  readonly readsFiles: boolean;
 }
 
 /** Go's http.Header.Set canonical form: `content-type` becomes `Content-Type`. */
@@ -81,11 +83,15 @@ export function compileRequestPlan(http: HttpSection): RequestPlan {
   if (!headers.has('User-Agent')) headers.set('User-Agent', [text(EXPORTER_USER_AGENT)]);
   if (http.compression !== '' && !headers.has('Accept-Encoding')) headers.set('Accept-Encoding', [text(http.compression)]);
   const body = http.body_file ? { file: http.body_file } : http.body !== undefined && http.body !== '' ? { bytes: Buffer.from(http.body) } : undefined;
+  const authorization = authorizationPlan(http);
+  const credentials = authorization === undefined ? [] : authorization.kind === 'scheme' ? [authorization.credentials] : [authorization.username, authorization.password];
+  const secrets = [...[...headers.values()].flat(), ...credentials];
   return {
     method: http.method || 'GET',
     hostHeader,
     headers: [...headers].map(([name, values]) => ({ name, values, secret: secretHeaders.has(name) })),
-    authorization: authorizationPlan(http),
+    authorization,
     body,
+    readsFiles: (body !== undefined && 'file' in body) || secrets.some((secret) => 'file' in secret),
   };
 }

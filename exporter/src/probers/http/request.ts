@@ -36,15 +36,6 @@ async function authorizationHeader(plan: AuthorizationPlan | undefined): Promise
  */
 const fixedRequests = new WeakMap<RequestPlan, RequestContent>();
 
-const isText = (secret: Secret): boolean => 'text' in secret;
-
-/** Whether the plan names no file: no header value, credential or body read at each probe. */
-function readsNoFile(plan: RequestPlan): boolean {
-  const authorization = plan.authorization;
-  const credentialsAreText = authorization === undefined || (authorization.kind === 'scheme' ? isText(authorization.credentials) : isText(authorization.username) && isText(authorization.password));
-  return credentialsAreText && (plan.body === undefined || 'bytes' in plan.body) && plan.headers.every((header) => header.values.every(isText));
-}
-
 function frozen(request: RequestContent): RequestContent {
   for (const [, values] of request.headers) Object.freeze(values);
   Object.freeze(request.headers);
@@ -56,7 +47,7 @@ export async function requestContent(plan: RequestPlan, hostname: string | undef
   let request = fixedRequests.get(plan);
   if (request === undefined) {
     request = await readRequest(plan);
-    if (readsNoFile(plan)) fixedRequests.set(plan, frozen(request));
+    if (!plan.readsFiles) fixedRequests.set(plan, frozen(request));
   }
   return hostname === undefined ? request : { ...request, host: hostname };
 }
