@@ -9,6 +9,7 @@ import { LOG_FORMATS, LOG_LEVELS, Logger, type LogFormat, type LogLevel } from '
 import { warnWhenIcmpAddonMissing } from './probers/icmp/socket';
 import { externalUrl, routePrefixOf, systemdListenFd } from './server/web-flags';
 import { DEFAULT_TIMEOUT_OFFSET_SECONDS } from './server/probe-timeout';
+import { boundHeapGrowth, HEAP_GROWING_PERCENT } from './server/heap-growth';
 import { EXPORTER_VERSION } from './version';
 import { PROBE_WORKER_ROLE } from './server/probe-pool-messages';
 
@@ -248,6 +249,9 @@ async function main(argv: readonly string[]): Promise<number> {
     return 1;
   }
   warnWhenIcmpAddonMissing(log);
+  // Before the start-up load, which is the first thing to fill the heap.
+  if (boundHeapGrowth()) log.debug('Old generation grows at most this far past the live heap between full collections', { percent: HEAP_GROWING_PERCENT });
+  else log.debug("Old generation's growth left to node's --heap-growing-percent");
   const exporter = new (exporterServer().Exporter)({
     configFile: flags.configFile,
     timeoutOffsetSeconds: flags.timeoutOffset,
