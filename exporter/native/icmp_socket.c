@@ -11,6 +11,7 @@
  *   localPort(handle) -> number     (the echo identifier the kernel uses for a ping socket)
  *   close(handle)
  *   releaseFreeMemory() -> bool   (glibc's malloc_trim: gives the C heap's free pages back; false without glibc)
+ *   acceptPending(fd, max) -> number[]   (the connections waiting in a listening socket's queue, non-blocking)
  * Errors are thrown as Error objects with `code` set to the errno name (EPERM, EACCES...).
  */
 #define _GNU_SOURCE
@@ -384,6 +385,36 @@ static napi_value release_free_memory(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/*
+ * Not about ICMP either: takes every connection waiting in a listening socket's accept queue, up to `max`, as
+ * non-blocking descriptors. libuv accepts one connection per turn of the event loop, and a turn of a busy
+ * exporter takes tens of milliseconds, so a burst of new connections (a Prometheus restart, a load generator)
+ * waited seconds in the queue while the connections already accepted were served. Returns the descriptors
+ * taken; stops at the first error other than an interrupted call or a connection aborted before it was taken.
+ */
+static napi_value accept_pending(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  int32_t fd, max;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2 || napi_get_value_int32(env, argv[0], &fd) != napi_ok ||
+      napi_get_value_int32(env, argv[1], &max) != napi_ok)
+    return throw_type(env, "acceptPending(fd, max) takes two integers");
+  napi_value accepted;
+  napi_create_array(env, &accepted);
+  uint32_t count = 0;
+  while ((int32_t)count < max) {
+    int connection = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (connection < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      break;
+    }
+    napi_value value;
+    napi_create_int32(env, connection, &value);
+    napi_set_element(env, accepted, count++, value);
+  }
+  return accepted;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor functions[] = {
       {"open", NULL, open_socket, NULL, NULL, NULL, napi_default, NULL},
@@ -391,6 +422,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"localPort", NULL, local_port, NULL, NULL, NULL, napi_default, NULL},
       {"close", NULL, close_socket, NULL, NULL, NULL, napi_default, NULL},
       {"releaseFreeMemory", NULL, release_free_memory, NULL, NULL, NULL, napi_default, NULL},
+      {"acceptPending", NULL, accept_pending, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof functions / sizeof functions[0], functions);
   return exports;

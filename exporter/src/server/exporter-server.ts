@@ -25,6 +25,7 @@ import { handleProbe } from './probe-handler';
 import type { ProbePool } from './probe-pool';
 import { statusPage } from './status-page';
 import { loadWebConfig, WebGate, type WebConfig } from './web-config';
+import { acceptWholeQueue } from './accept-queue';
 
 /**
  * The request line and headers a scrape may send: 1 MiB, as Go's server takes (Node's default, 16 KiB,
@@ -275,6 +276,7 @@ export class Exporter {
         this.options.log.error('Error reading renewed TLS files of the web config; the previous ones stay in use', { problem: error.message });
       });
     }
+    acceptWholeQueue(server);
     this.server = server;
     server.once('listening', () => this.refreshSelf());
     this.freeMemory.start();

@@ -48,6 +48,7 @@ interface Addon {
   localPort(handle: unknown): number;
   close(handle: unknown): void;
   releaseFreeMemory(): boolean;
+  acceptPending(fd: number, max: number): number[];
 }
 
 const ADDON_FILE = 'icmp_socket.node';
@@ -125,6 +126,20 @@ export function releaseFreeMemory(): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Takes up to `max` connections waiting in the accept queue of the listening socket `fd`, as descriptors
+ * (exporter/src/server/accept-queue.ts says why); undefined without the addon, where libuv's own accepting is all there is.
+ */
+export function acceptPending(fd: number, max: number): number[] | undefined {
+  let loaded: Addon;
+  try {
+    loaded = loadAddon();
+  } catch {
+    return undefined;
+  }
+  return loaded.acceptPending(fd, max);
 }
 
 /** Opens an ICMP socket; throws an IcmpSocketError (code EPERM, EACCES...) when the kernel refuses. */
