@@ -59,9 +59,9 @@ export class ProbeClient {
 
   /**
    * One /probe request; a failure is described, never thrown, so that one bad probe does not end the run.
-   * A request on a kept-alive connection that the exporter closed as idle meanwhile (its keep-alive timeout,
-   * 5 s for ours, passes while the other exporter's round waits for a slow probe) is sent again on a new
-   * one, as Prometheus' client does: that race is the client's, not a failure of the probe.
+   * A request on a kept-alive connection that the exporter closed meanwhile (an idle timeout, 6 minutes for
+   * ours, or the exporter's own choice) is sent again on a new one, as Prometheus' client does: that race is
+   * the client's, not a failure of the probe.
    */
   probe(url: string): Promise<ProbeOutcome> {
     const started = performance.now();

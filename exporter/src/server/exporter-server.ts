@@ -33,6 +33,16 @@ import { acceptWholeQueue } from './accept-queue';
  */
 const MAX_REQUEST_HEADER_BYTES = 1 << 20;
 
+/**
+ * How long a kept-alive connection may sit idle before the exporter closes it. Node's default is 5 s, but
+ * Prometheus keeps its idle scrape connections for 5 minutes and upstream's Go server never closes them: at 5 s
+ * a connection that waited longer than that between two scrapes was closed, so the next scrape opened a new
+ * one (a new TLS handshake, with the web config's TLS) or, sent as the exporter closed it, had to be retried.
+ * Longer than Prometheus' 5 minutes, so that Prometheus is the side that closes them; bounded, so that a client
+ * that vanished without closing does not hold a descriptor for ever.
+ */
+export const IDLE_CONNECTION_MS = 6 * 60_000;
+
 export interface ExporterOptions {
   readonly configFile: string;
   readonly timeoutOffsetSeconds: number;
@@ -276,6 +286,7 @@ export class Exporter {
         this.options.log.error('Error reading renewed TLS files of the web config; the previous ones stay in use', { problem: error.message });
       });
     }
+    server.keepAliveTimeout = IDLE_CONNECTION_MS;
     acceptWholeQueue(server);
     this.server = server;
     server.once('listening', () => this.refreshSelf());

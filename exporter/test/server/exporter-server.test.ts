@@ -2,12 +2,13 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Logger } from '../../src/log';
 import { startStallingTarget, type StallingTarget } from '../support/stalling-target';
-import { Exporter } from '../../src/server/exporter-server';
+import { Exporter, IDLE_CONNECTION_MS } from '../../src/server/exporter-server';
 import { probeTimeoutSeconds } from '../../src/server/probe-timeout';
 import { metricValue, parseMetrics } from '../../loopback/metrics-text';
 import { FROM_SOURCE } from '../../loopback/from-source';
@@ -133,6 +134,25 @@ describe('other endpoints', () => {
   it('/-/healthy', async () => {
     expect(await get('/-/healthy')).toMatchObject({ status: 200 });
   });
+
+  it("keeps an idle kept-alive connection open past Node's 5 s default, as Prometheus expects", async () => {
+    const socket = connect(Number(new URL(base).port), '127.0.0.1');
+    const answer = (): Promise<string> =>
+      new Promise((resolve) => {
+        socket.once('data', (chunk: Buffer) => resolve(chunk.toString().split('\r\n')[0]));
+        socket.write('GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n');
+      });
+    try {
+      expect(await answer()).toBe('HTTP/1.1 200 OK');
+      // Node's idle timer is checked lazily: at its 5 s default a connection was seen closed 5 to 5.6 s later.
+      await new Promise((resolve) => setTimeout(resolve, 7_000));
+      expect(socket.destroyed || socket.readableEnded).toBe(false);
+      expect(await answer()).toBe('HTTP/1.1 200 OK');
+      expect(IDLE_CONNECTION_MS).toBeGreaterThan(5 * 60_000);
+    } finally {
+      socket.destroy();
+    }
+  }, 15_000);
 
   it('/metrics: reload state, unknown modules, process and runtime metrics', async () => {
     const samples = parseMetrics((await get('/metrics')).text);
