@@ -35,10 +35,20 @@ function listeningFd(server: Server): number | undefined {
 }
 
 /**
- * Makes `server` take its whole accept queue whenever Node accepts a connection. Call it before `listen`.
- * `noDelay` is what Node sets on the connections it accepts for an HTTP server.
+ * What Node's own accepting gives each connection of a server: net.Server's options, kept on the instance (an
+ * HTTP server's sockets allow half-open and set no delay, an HTTPS server's do not allow half-open), so that a
+ * connection handed over behaves as one Node accepted.
  */
-export function acceptWholeQueue(server: Server, accept: AcceptPending = acceptPending, noDelay = true): void {
+interface ConnectionOptions {
+  readonly allowHalfOpen?: boolean;
+  readonly pauseOnConnect?: boolean;
+  readonly noDelay?: boolean;
+  readonly keepAlive?: boolean;
+  readonly keepAliveInitialDelay?: number;
+}
+
+/** Makes `server` take its whole accept queue whenever Node accepts a connection. Call it before `listen`. */
+export function acceptWholeQueue(server: Server, accept: AcceptPending = acceptPending): void {
   let taking = false;
   server.prependListener('connection', () => {
     // The connections handed over below come through this event too.
@@ -47,22 +57,27 @@ export function acceptWholeQueue(server: Server, accept: AcceptPending = acceptP
     if (fd === undefined) return;
     taking = true;
     try {
-      for (const connection of accept(fd, ACCEPTED_AT_ONCE) ?? []) handOver(server, connection, noDelay);
+      for (const connection of accept(fd, ACCEPTED_AT_ONCE) ?? []) handOver(server, connection);
     } finally {
       taking = false;
     }
   });
 }
 
-function handOver(server: Server, fd: number, noDelay: boolean): void {
+/** Wraps `fd` as Node's accepting wraps a connection (lib/net.js, onconnection) and gives it to the server. */
+function handOver(server: Server, fd: number): void {
+  const options = server as unknown as ConnectionOptions;
   let socket: Socket;
   try {
-    socket = new Socket({ fd, readable: true, writable: true });
+    socket = new Socket({ fd, allowHalfOpen: options.allowHalfOpen === true, pauseOnCreate: options.pauseOnConnect === true, readable: true, writable: true } as ConstructorParameters<
+      typeof Socket
+    >[0]);
   } catch {
     // Not a stream Node can wrap (it cannot happen for a descriptor accept gave): not leaked at least.
     closeSync(fd);
     return;
   }
-  socket.setNoDelay(noDelay);
+  if (options.noDelay) socket.setNoDelay(true);
+  if (options.keepAlive) socket.setKeepAlive(true, options.keepAliveInitialDelay);
   server.emit('connection', socket);
 }

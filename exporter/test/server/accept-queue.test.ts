@@ -71,13 +71,15 @@ describe('acceptWholeQueue', () => {
     const server = createServer((_request, response) => response.end('ok'));
     acceptWholeQueue(server);
     const port = await listening(server);
-    let connections = 0;
-    server.on('connection', () => (connections += 1));
+    const accepted: Socket[] = [];
+    server.on('connection', (socket: Socket) => accepted.push(socket));
     const sockets = await burstOfConnections(port, BURST);
     await oneTurn();
     await oneTurn();
     expect(waitingToBeAccepted(port)).toBe(0);
-    expect(connections).toBe(BURST);
+    expect(accepted).toHaveLength(BURST);
+    // Each as Node's own accepting makes them for this server: half-open allowed (an HTTP server's choice), no delay.
+    expect(accepted.map((socket) => socket.allowHalfOpen)).toEqual(Array(BURST).fill(true));
     // Each connection of the burst, accepted by Node or handed over, answers a request.
     const statuses = await Promise.all(
       sockets.map(
