@@ -17,9 +17,9 @@ export const DEFAULTS = {
     /** Made only when replicas > 1. */
     podDisruptionBudget: true,
     /**
-     * The memory request is about 1.4 times the 67 to 69 MiB an idle exporter holds, the limit leaves 49 MiB above
-     * the 207 MiB it peaked at with 256 gRPC health checks in flight in the run of record of `npm run bench`
-     * (docs/benchmarks.md).
+     * The memory request is about 1.5 times the 58 to 63 MiB an idle exporter holds once settled; the limit leaves
+     * 100 MiB above the 155 MiB it peaked at with 256 HTTPS/2 handshakes in flight in the run of record of
+     * `npm run bench` (docs/benchmarks.md), which also covers the first seconds (67 to 69 MiB) and a reload.
      */
     resources: {
       requests: { cpu: '50m', memory: '96Mi' },
