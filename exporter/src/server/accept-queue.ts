@@ -44,6 +44,7 @@ interface ConnectionOptions {
   readonly pauseOnConnect?: boolean;
   readonly noDelay?: boolean;
   readonly keepAlive?: boolean;
+  /** In seconds: net.Server keeps it so, for its handles; a socket's setKeepAlive takes milliseconds. */
   readonly keepAliveInitialDelay?: number;
 }
 
@@ -78,6 +79,6 @@ function handOver(server: Server, fd: number): void {
     return;
   }
   if (options.noDelay) socket.setNoDelay(true);
-  if (options.keepAlive) socket.setKeepAlive(true, options.keepAliveInitialDelay);
+  if (options.keepAlive) socket.setKeepAlive(true, (options.keepAliveInitialDelay ?? 0) * 1000);
   server.emit('connection', socket);
 }

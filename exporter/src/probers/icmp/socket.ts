@@ -116,16 +116,21 @@ export function icmpAddonProblem(): string | undefined {
   }
 }
 
+/** The addon for the calls that are not about ICMP, which do without it: undefined when it cannot be loaded. */
+function addonIfLoaded(): Addon | undefined {
+  try {
+    return loadAddon();
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Gives the C heap's free pages back to the kernel (glibc's malloc_trim), through the one addon the exporter
  * ships; false when there is nothing to call (no addon, or a C library other than glibc).
  */
 export function releaseFreeMemory(): boolean {
-  try {
-    return loadAddon().releaseFreeMemory();
-  } catch {
-    return false;
-  }
+  return addonIfLoaded()?.releaseFreeMemory() ?? false;
 }
 
 /**
@@ -133,13 +138,7 @@ export function releaseFreeMemory(): boolean {
  * (exporter/src/server/accept-queue.ts says why); undefined without the addon, where libuv's own accepting is all there is.
  */
 export function acceptPending(fd: number, max: number): number[] | undefined {
-  let loaded: Addon;
-  try {
-    loaded = loadAddon();
-  } catch {
-    return undefined;
-  }
-  return loaded.acceptPending(fd, max);
+  return addonIfLoaded()?.acceptPending(fd, max);
 }
 
 /** Opens an ICMP socket; throws an IcmpSocketError (code EPERM, EACCES...) when the kernel refuses. */
