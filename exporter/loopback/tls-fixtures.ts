@@ -35,7 +35,7 @@ export interface TlsFixtures extends TlsPem {
 }
 
 export interface TlsFixtureOptions {
-  /** Names for the server certificate's subjectAltName. */
+  /** Names for the server certificate's subjectAltName; none makes a certificate that names its host (localhost) in the common name alone. */
   readonly serverNames?: readonly string[];
   /** Names for the client certificate's subjectAltName (none by default). */
   readonly clientNames?: readonly string[];
@@ -58,6 +58,9 @@ function issue(dir: string, name: string, subject: string, extensions: string, d
   openssl(dir, 'x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.crt`, '-days', String(days), '-extfile', `${name}.ext`);
 }
 
+/** The subjectAltName extension line for `names`; nothing when there are none. */
+const altNames = (names: readonly string[]): string => (names.length > 0 ? `subjectAltName=${names.join(',')}\n` : '');
+
 /** Makes the CA and certificates, as files in a temporary directory that cleanup() removes. */
 export function makeTlsFixtures(options: TlsFixtureOptions = {}): TlsFixtures {
   const { serverNames = ['DNS:localhost', 'IP:127.0.0.1', 'IP:::1'], clientNames = [], caDays = 3650, serverDays = 90, caName = 'probekit test CA' } = options;
@@ -65,8 +68,8 @@ export function makeTlsFixtures(options: TlsFixtureOptions = {}): TlsFixtures {
   // The CA's extensions are spelled out rather than left to the distribution's openssl.cnf.
   const caExtensions = ['-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'];
   openssl(dir, 'req', '-x509', ...KEY_ARGS, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', String(caDays), '-subj', `/O=probekit tests/CN=${caName}`, ...caExtensions);
-  issue(dir, 'server', '/O=probekit tests/CN=localhost', `subjectAltName=${serverNames.join(',')}\nextendedKeyUsage=serverAuth\n`, serverDays);
-  issue(dir, 'client', '/CN=probekit test client', `extendedKeyUsage=clientAuth\n${clientNames.length > 0 ? `subjectAltName=${clientNames.join(',')}\n` : ''}`, 90);
+  issue(dir, 'server', '/O=probekit tests/CN=localhost', `extendedKeyUsage=serverAuth\n${altNames(serverNames)}`, serverDays);
+  issue(dir, 'client', '/CN=probekit test client', `extendedKeyUsage=clientAuth\n${altNames(clientNames)}`, 90);
   const file = (name: string): string => join(dir, name);
   const notAfter = (name: string): number => Math.floor(Date.parse(openssl(dir, 'x509', '-in', name, '-noout', '-enddate').trim().replace('notAfter=', '')) / 1000);
   return {

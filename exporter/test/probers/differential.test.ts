@@ -33,6 +33,9 @@ describeWithBinaries([REFERENCE_EXPORTER])('tcp, dns, icmp and grpc probers agai
   let dns: DnsTestServer;
   let smtp: TcpTestServer;
   let tlsLine: TcpTestServer;
+  /** Serves a certificate that names its host (localhost) in the common name alone, no alternative names. */
+  let commonNameOnly: TlsFixtures;
+  let commonNameLine: TcpTestServer;
   let grpc: GrpcHealthServer;
   let grpcTls: GrpcHealthServer;
   let exporters: ExporterPair;
@@ -41,13 +44,15 @@ describeWithBinaries([REFERENCE_EXPORTER])('tcp, dns, icmp and grpc probers agai
 
   beforeAll(async () => {
     fixtures = makeTlsFixtures();
+    commonNameOnly = makeTlsFixtures({ serverNames: [] });
     const certs = { cert: fixtures.serverCert, key: fixtures.serverKey };
-    [dns, smtp, tlsLine, grpc, grpcTls] = await Promise.all([
+    [dns, smtp, tlsLine, grpc, grpcTls, commonNameLine] = await Promise.all([
       startDnsTestServer({ tls: certs }),
       startTcpTestServer(certs),
       startTcpTestServer({ ...certs, tls: true }),
       startGrpcHealthServer(),
       startGrpcHealthServer({ tls: certs }),
+      startTcpTestServer({ cert: commonNameOnly.serverCert, key: commonNameOnly.serverKey, tls: true }),
     ]);
     const ca = { ca_file: fixtures.caFile };
     const dnsModule = (settings: Record<string, unknown>) => ({
@@ -92,6 +97,7 @@ describeWithBinaries([REFERENCE_EXPORTER])('tcp, dns, icmp and grpc probers agai
         tcp_starttls: tcpModule({ tls_config: ca, query_response: [{ expect: '^220 ', send: 'STARTTLS' }, { expect: '^220 ready', starttls: true }, { expect: '^250-secure' }] }),
         tcp_tls: tcpModule({ tls: true, tls_config: ca, query_response: [{ expect: '^220 ' }] }),
         tcp_tls_untrusted: tcpModule({ tls: true }),
+        tcp_tls_common_name_only: tcpModule({ tls: true, tls_config: { ca_file: commonNameOnly.caFile }, query_response: [{ expect: '^220 ' }] }),
         grpc_serving: grpcModule({}),
         grpc_not_serving: grpcModule({ service: 'down' }),
         grpc_unknown_service: grpcModule({ service: 'nope' }),
@@ -118,6 +124,7 @@ describeWithBinaries([REFERENCE_EXPORTER])('tcp, dns, icmp and grpc probers agai
       ['tcp_starttls', 'tcp_starttls', smtpTarget],
       ['tcp_tls', 'tcp_tls', `localhost:${tlsLine.port}`],
       ['tcp_tls_untrusted', 'tcp_tls_untrusted', `localhost:${tlsLine.port}`],
+      ['tcp_tls_common_name_only', 'tcp_tls_common_name_only', `localhost:${commonNameLine.port}`],
       ['grpc_serving', 'grpc_serving', `localhost:${grpc.port}`],
       ['grpc_not_serving', 'grpc_not_serving', `localhost:${grpc.port}`],
       ['grpc_unknown_service', 'grpc_unknown_service', `localhost:${grpc.port}`],
@@ -137,8 +144,9 @@ describeWithBinaries([REFERENCE_EXPORTER])('tcp, dns, icmp and grpc probers agai
 
   afterAll(async () => {
     await exporters?.stop();
-    await Promise.all([dns?.close(), smtp?.close(), tlsLine?.close(), grpc?.close(), grpcTls?.close()]);
+    await Promise.all([dns?.close(), smtp?.close(), tlsLine?.close(), grpc?.close(), grpcTls?.close(), commonNameLine?.close()]);
     fixtures?.cleanup();
+    commonNameOnly?.cleanup();
   });
 
   it('gives the same results on every shared case', async () => {

@@ -9,6 +9,7 @@ import { connect as connectTls, type ConnectionOptions, type TLSSocket } from 'n
 import type { ProbeDeadline } from '../types';
 import { beforeDeadline, type DeadlinePhase } from './deadline';
 import { TlsHandshakeError } from './failure';
+import { answerHostNameCheckFromLeaf } from './tls';
 import type { Resources } from './resources';
 
 export interface Endpoint {
@@ -52,6 +53,7 @@ export async function connectUnix(deadline: ProbeDeadline, path: string, resourc
  */
 export async function secureSocket(deadline: ProbeDeadline, phase: DeadlinePhase, socket: Socket, options: ConnectionOptions, resources: Resources): Promise<TLSSocket> {
   const secured = resources.own(connectTls({ ...options, socket }));
+  answerHostNameCheckFromLeaf(secured);
   await beforeDeadline(deadline, phase, settled(secured, 'secureConnect'));
   return secured;
 }

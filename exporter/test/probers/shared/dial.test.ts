@@ -5,7 +5,7 @@
  * last-added-first so this cannot happen.
  */
 import { createServer, type AddressInfo, type Server } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import { TLSSocket } from 'node:tls';
 import { Resources } from '../../../src/probers/shared/resources';
 import { quietProbeLog } from '../../support/probe-run';
 import { DeadlineExceeded, deadlineIn } from '../../../src/probers/shared/deadline';
@@ -13,6 +13,8 @@ import { connectTcp, dial, secureSocket } from '../../../src/probers/shared/dial
 import { handlesLeftAfter, openHandles } from '../../../../test/support/open-handles';
 import { startTcpTestServer, type TcpTestServer } from '../../../loopback/tcp-test-server';
 import { makeTlsFixtures, type TlsFixtures } from '../../../loopback/tls-fixtures';
+import { compileTlsConfig, tlsConfigSchema } from '../../../src/probers/shared/tls-config';
+import { tlsConnectionOptions, tlsConnectionState } from '../../../src/probers/shared/tls';
 
 describe("the probers' dialer", () => {
   let fixtures: TlsFixtures;
@@ -86,6 +88,33 @@ describe("the probers' dialer", () => {
     resources.destroyAll();
     deadline.cancel();
     expect(await handlesLeftAfter(before)).toEqual([]);
+  });
+
+  it("checks the host name from the certificates the metrics read, without Node's detailed read of the whole chain", async () => {
+    const detailedRead = jest.spyOn(TLSSocket.prototype, 'getPeerCertificate');
+    try {
+      for (const serverName of ['localhost', 'other.example']) {
+        const resources = new Resources(quietProbeLog());
+        const deadline = deadlineIn(2000);
+        try {
+          const options = await tlsConnectionOptions(compileTlsConfig(tlsConfigSchema.parse({ ca_file: fixtures.caFile, server_name: serverName })), 'localhost');
+          const handshake = dial(deadline, { address: '127.0.0.1', port: tlsServer.port, family: 4 }, options, resources);
+          if (serverName === 'other.example') {
+            await expect(handshake).rejects.toThrow(/other\.example/);
+            continue;
+          }
+          const socket = (await handshake) as TLSSocket;
+          expect(socket.authorized).toBe(true);
+          expect(tlsConnectionState(socket).sent.map((certificate) => certificate.subject)).toEqual(['O=probekit tests\nCN=localhost']);
+        } finally {
+          resources.destroyAll();
+          deadline.cancel();
+        }
+      }
+      expect(detailedRead).not.toHaveBeenCalled();
+    } finally {
+      detailedRead.mockRestore();
+    }
   });
 
   it('refuses a server certificate it cannot verify', async () => {

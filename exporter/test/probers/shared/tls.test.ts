@@ -32,9 +32,9 @@ afterAll(async () => {
   pki.cleanup();
 });
 
-async function handshake(config: Partial<TlsConfig>, defaultServerName = 'localhost'): Promise<TLSSocket> {
+async function handshake(config: Partial<TlsConfig>, defaultServerName = 'localhost', serverPort = port): Promise<TLSSocket> {
   const options = await tlsConnectionOptions(compileTlsConfig(tlsConfigSchema.parse(config)), defaultServerName);
-  const socket = connect({ ...options, host: '127.0.0.1', port });
+  const socket = connect({ ...options, host: '127.0.0.1', port: serverPort });
   try {
     await once(socket, 'secureConnect');
   } catch (error) {
@@ -62,6 +62,23 @@ describe('TLS options from tls_config', () => {
     const socket = await handshake({ ca_file: pki.caFile }, '127.0.0.1');
     expect(socket.authorized).toBe(true);
     socket.destroy();
+  });
+
+  it('refuses a certificate that names the host in its common name alone, as upstream (Go) does', async () => {
+    const commonNameOnly = makeTlsFixtures({ serverNames: [] });
+    const legacy = createServer({ cert: commonNameOnly.serverCert, key: commonNameOnly.serverKey }, (socket) => socket.end());
+    legacy.listen(0, '127.0.0.1');
+    await once(legacy, 'listening');
+    try {
+      // The certificate is CN=localhost, issued by the CA trusted here: only the host name check refuses it.
+      await expect(handshake({ ca_file: commonNameOnly.caFile }, 'localhost', (legacy.address() as AddressInfo).port)).rejects.toMatchObject({
+        code: 'ERR_TLS_CERT_ALTNAME_INVALID',
+        message: expect.stringMatching(/does not contain a DNS name/),
+      });
+    } finally {
+      legacy.close();
+      commonNameOnly.cleanup();
+    }
   });
 
   it('presents cert_file and key_file as the client certificate', async () => {
