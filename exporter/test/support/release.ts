@@ -7,7 +7,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { accessSync, constants, mkdirSync, openSync, readSync, closeSync } from 'node:fs';
+import { mkdirSync, openSync, readSync, closeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { integrationRequired, requireBinary } from '../../../test/support/integration';
@@ -49,14 +49,8 @@ export function releaseToolsPresent(): boolean {
     if (integrationRequired) throw new Error(`the release tests run on amd64 (this is ${process.arch}): the arm64 bundle runs under qemu-user there`);
     return false;
   }
-  if (![AARCH64_COMPILER, QEMU_AARCH64].every(requireBinary)) return false;
-  try {
-    accessSync(ARM64_NODE, constants.X_OK);
-    return true;
-  } catch {
-    if (integrationRequired) throw new Error(`${ARM64_NODE} is missing, and PROBEKIT_REQUIRE_INTEGRATION=1 requires it: run npm run setup:arm64-node in exporter/ (see .ci/run)`);
-    return false;
-  }
+  if (![AARCH64_COMPILER, QEMU_AARCH64].every((path) => requireBinary(path))) return false;
+  return requireBinary(ARM64_NODE, 'run npm run setup:arm64-node in exporter/ (see .ci/run)');
 }
 
 /** The command that stands for /usr/bin/node on a machine of `arch`. */
