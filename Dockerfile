@@ -6,7 +6,7 @@
 # probekit, and runs as the image's unprivileged `node` user. Nothing is written at run time, so a read-only root
 # filesystem works.
 
-FROM node:20.18.1-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY exporter/package.json exporter/tsconfig.build.json exporter/
@@ -21,7 +21,7 @@ RUN npm run build:contract --workspace @probekit/exporter \
  && npm pack --ignore-scripts --pack-destination /packs --workspace @probekit/exporter \
  && npm pack --ignore-scripts --pack-destination /packs
 
-FROM node:20.18.1-bookworm-slim
+FROM node:24.21.0-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /opt/probekit
 COPY --from=build /packs /tmp/packs

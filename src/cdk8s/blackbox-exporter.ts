@@ -45,7 +45,7 @@ export interface BlackboxExporterProps {
    * @default - no autoscaler: `replicas` replicas
    */
   readonly autoscaling?: Partial<ExporterAutoscaling> & Pick<ExporterAutoscaling, 'maxReplicas'>;
-  /** Requests and limits, as Kubernetes quantities. @default requests 50m CPU and 96Mi, limits 500m and 256Mi */
+  /** Requests and limits, as Kubernetes quantities. @default requests 50m CPU and 128Mi, limits 500m and 256Mi */
   readonly resources?: Resources;
   /** Name of the Service (and of the Deployment), the host part of the exporter's address. @default blackbox-exporter */
   readonly serviceName?: string;

@@ -17,12 +17,13 @@ export const DEFAULTS = {
     /** Made only when replicas > 1. */
     podDisruptionBudget: true,
     /**
-     * The memory request is about 1.5 times the 58 to 63 MiB an idle exporter holds once settled; the limit leaves
-     * 100 MiB above the 155 MiB it peaked at with 256 HTTPS/2 handshakes in flight in the run of record of
-     * `npm run bench` (docs/benchmarks.md), which also covers the first seconds (67 to 69 MiB) and a reload.
+     * For the image's Node (24): the memory request is about 1.6 times the 78 to 82 MiB an idle exporter holds
+     * once settled; the limit leaves 73 MiB above the 183 MiB it peaked at with 256 HTTPS/2 handshakes in flight
+     * in `npm run bench` on that Node (docs/benchmarks.md), which also covers the first seconds (81 to 84 MiB)
+     * and a reload.
      */
     resources: {
-      requests: { cpu: '50m', memory: '96Mi' },
+      requests: { cpu: '50m', memory: '128Mi' },
       limits: { cpu: '500m', memory: '256Mi' },
     },
     /** With `autoscaling`, the average CPU use, in percent of the CPU request, above which replicas are added. */

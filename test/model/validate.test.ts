@@ -23,7 +23,7 @@ describe('spec defaults', () => {
       replicas: 1,
       podDisruptionBudget: true,
       serviceName: 'blackbox-exporter',
-      resources: { requests: { cpu: '50m', memory: '96Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
+      resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
       externalUrl: 'http://localhost:9115',
     });
     const thresholds = { downFor: '5m', slowerThan: '1s', slowFor: '10m', certificateWarningDays: 21, certificateCriticalDays: 7 };
