@@ -22,6 +22,7 @@ import { startDnsTestServer, ZONE, type DnsTestServer } from '../loopback/dns-te
 import { startGrpcHealthServer, type GrpcHealthServer } from '../loopback/grpc-health-server';
 import { metricValue, parseMetrics } from '../loopback/metrics-text';
 import { ProbeClient, round } from '../bench/measure';
+import { EXPORTER_NODE_FLAGS } from '../src/contract/endpoints';
 
 const EXPORTER_DIR = resolve(__dirname, '..');
 const IMAGE_NODE_PACKAGE = join(EXPORTER_DIR, 'test/image-node/package.json');
@@ -52,7 +53,7 @@ describe("the image's Node", () => {
     const words = entrypoint();
     expect(words[0]).toBe('node');
     expect(words.at(-1)).toBe('/usr/local/lib/probekit-exporter/probekit-exporter.js');
-    expect(words.slice(1, -1)).toEqual(['--max-semi-space-size=16']);
+    expect(words.slice(1, -1)).toEqual(EXPORTER_NODE_FLAGS);
   });
 });
 

@@ -5,7 +5,7 @@
  * added, or removed when the spec no longer has them.
  */
 import { isMap, isSeq, parse, parseDocument, stringify, type Document, type YAMLMap, type YAMLSeq } from 'yaml';
-import { EXPORTER_PORT, exporterArgs, HEALTH_PATH } from '@probekit/exporter';
+import { EXPORTER_NODE_FLAGS, EXPORTER_PORT, exporterArgs, HEALTH_PATH } from '@probekit/exporter';
 import { ProblemsError, type FieldPath, type Problem } from '@probekit/exporter';
 import { readEnvSecret, unsetVariableProblem, type Environment, type Spec } from '../model';
 import { renderExporterConfig } from './exporter-config';
@@ -294,6 +294,8 @@ Wants=network-online.target
 
 [Service]
 Type=simple
+# V8's young generation at the size the exporter is measured with, whatever the machine's memory.
+Environment="NODE_OPTIONS=${EXPORTER_NODE_FLAGS.join(' ')}"
 ExecStart=/usr/bin/node ${EXPORTER_INSTALL_PATH} ${exporterArgs({ configFile: paths.exporterConfig }).join(' ')}
 ExecReload=/bin/kill -HUP $MAINPID
 Restart=on-failure

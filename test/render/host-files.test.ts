@@ -44,10 +44,10 @@ describe('single-machine files', () => {
     expect(parse(byPath['/etc/acme/exporters/blackbox/agent-jobs.yaml'].content!)).toEqual({ jobs: ['blackbox-exporter', 'private-api', 'probekit-exporter'] });
   });
 
-  it('the unit runs the installed bundle on the config file, listening on 9115', () => {
-    expect(byPath['/etc/systemd/system/probekit-exporter.service'].content).toContain(
-      '\nExecStart=/usr/bin/node /opt/probekit/exporter/probekit-exporter.js --config.file=/etc/acme/exporters/blackbox/config.yaml --web.listen-address=:9115\n',
-    );
+  it('the unit runs the installed bundle on the config file, listening on 9115, with the Node flags the exporter is measured with', () => {
+    const unit = byPath['/etc/systemd/system/probekit-exporter.service'].content;
+    expect(unit).toContain('\nExecStart=/usr/bin/node /opt/probekit/exporter/probekit-exporter.js --config.file=/etc/acme/exporters/blackbox/config.yaml --web.listen-address=:9115\n');
+    expect(unit).toContain('\nEnvironment="NODE_OPTIONS=--max-semi-space-size=16"\n');
   });
 
   it("the agent file has the jobs under scrape_configs, scraping localhost:9115, and the exporter's own job", () => {

@@ -17,6 +17,7 @@ import { join, relative } from 'node:path';
 import { parse } from 'yaml';
 import { metricValue, parseMetrics } from '../../loopback/metrics-text';
 import { requireBinary } from '../../../test/support/integration';
+import { EXPORTER_NODE_FLAGS } from '../../src/contract/endpoints';
 import {
   ARCHES,
   buildReleases,
@@ -140,6 +141,9 @@ const present = releaseToolsPresent() && rootHere() && requireBinary(PROMETHEUS)
       const execStart = /^ExecStart=(.*)$/m.exec(unit)![1].split(' ');
       expect(execStart.slice(0, 2)).toEqual(['/usr/bin/node', '/opt/probekit/exporter/probekit-exporter.js']);
       expect(unit).toContain('\nUser=probekit-exporter\n');
+      // Its environment, as systemd would set it: Node's flags (one assignment, quoted).
+      const environment = [...unit.matchAll(/^Environment="(.*)"$/gm)].map(([, assignment]) => assignment);
+      expect(environment).toEqual([`NODE_OPTIONS=${EXPORTER_NODE_FLAGS.join(' ')}`]);
       const capabilities = /^AmbientCapabilities=(.*)$/m
         .exec(unit)![1]
         .split(' ')
@@ -157,7 +161,7 @@ const present = releaseToolsPresent() && rootHere() && requireBinary(PROMETHEUS)
         '--no-new-privs',
         '--',
       ];
-      const exporter = startInNamespace({ '/etc': join(root, 'etc'), '/opt': join(root, 'opt') }, [...asTheUnitSays, ...nodeFor(arch), ...execStart.slice(1)]);
+      const exporter = startInNamespace({ '/etc': join(root, 'etc'), '/opt': join(root, 'opt') }, [...asTheUnitSays, 'env', ...environment, ...nodeFor(arch), ...execStart.slice(1)]);
       let prometheus: Process | undefined;
       try {
         const pid = exporter.child.pid!;
