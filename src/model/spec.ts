@@ -17,8 +17,8 @@ export const DEFAULTS = {
     /** Made only when replicas > 1. */
     podDisruptionBudget: true,
     /**
-     * For the image's Node (24): the memory request is about 1.6 times the 78 to 82 MiB an idle exporter holds
-     * once settled; the limit leaves 73 MiB above the 183 MiB it peaked at with 256 HTTPS/2 handshakes in flight
+     * For the image's Node (24): the memory request is about 1.6 times the 77 to 82 MiB an idle exporter holds
+     * once settled; the limit leaves 67 MiB above the 189 MiB it peaked at with 256 HTTPS/2 handshakes in flight
      * in `npm run bench` on that Node (docs/benchmarks.md), which also covers the first seconds (81 to 84 MiB)
      * and a reload.
      */
