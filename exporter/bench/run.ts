@@ -247,14 +247,12 @@ async function measureScenario(scenario: Scenario, config: string, oursOptions: 
     const levels: LevelResult[] = [];
     for (const concurrency of CONCURRENCIES) {
       const clients = { reference: new ProbeClient(concurrency), ours: new ProbeClient(concurrency) };
-      const once = (name: ExporterName, seconds: number): Promise<Round> => {
-        const { exporter } = started[name];
-        return scenario.wrk ? wrkRound(probeUrl(exporter, scenario), exporter.pid, concurrency, seconds) : round(clients[name], probeUrl(exporter, scenario), exporter.pid, concurrency, seconds);
-      };
+      const ownClient = (name: ExporterName, seconds: number): Promise<Round> => round(clients[name], probeUrl(started[name].exporter, scenario), started[name].exporter.pid, concurrency, seconds);
+      const once = (name: ExporterName, seconds: number): Promise<Round> =>
+        scenario.wrk ? wrkRound(probeUrl(started[name].exporter, scenario), started[name].exporter.pid, concurrency, seconds) : ownClient(name, seconds);
       try {
         // wrk's rounds take whole seconds: a wrk scenario's exporters are warmed up with the bench's own client.
-        const warmUp = (name: ExporterName): Promise<Round> => round(clients[name], probeUrl(started[name].exporter, scenario), started[name].exporter.pid, concurrency, WARM_UP_SECONDS);
-        for (const name of EXPORTERS) if (WARM_UP_SECONDS > 0) await warmUp(name);
+        for (const name of EXPORTERS) if (WARM_UP_SECONDS > 0) await ownClient(name, WARM_UP_SECONDS);
         for (const name of EXPORTERS) resetPeakMemory(started[name].exporter.pid);
         const rounds: Record<ExporterName, Round[]> = { reference: [], ours: [] };
         for (let index = 0; index < ROUNDS; index += 1) for (const name of EXPORTERS) rounds[name].push(await once(name, SECONDS_PER_ROUND));
