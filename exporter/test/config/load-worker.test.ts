@@ -2,7 +2,7 @@
  * Loading in a worker thread: the same modules as a load in this thread, the same refusals, and this
  * thread's event loop free while a large file loads.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfigFile } from '../../src/config/load';
@@ -21,21 +21,36 @@ function file(name: string, text: string): string {
   return path;
 }
 
-/** The longest time, in milliseconds, that the event loop went without running a 20 ms timer while `work` ran. */
-async function longestStall(work: Promise<unknown>): Promise<number> {
-  let last = performance.now();
-  let longest = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
+/** CPU time this thread (not the process: the loading thread is another) has run, in milliseconds (Linux). */
+function threadCpuMs(): number {
+  // Fields 14 and 15 of /proc/thread-self/stat (after the parenthesized command name): user and system time in clock ticks of 10 ms.
+  const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * How long the event loop went without running a 20 ms timer while `work` ran: the longest gap in CPU time
+ * this thread spent (what the loading code holds the loop for, to within the 10 ms of a clock tick), and in
+ * wall time (which also counts the time the machine ran other processes, as when the whole suite runs at once
+ * on two cores).
+ */
+async function longestStall(work: Promise<unknown>): Promise<{ cpuMs: number; wallMs: number }> {
+  let last = { wall: performance.now(), cpu: threadCpuMs() };
+  const longest = { cpuMs: 0, wallMs: 0 };
+  const tick = (): void => {
+    const now = { wall: performance.now(), cpu: threadCpuMs() };
+    longest.wallMs = Math.max(longest.wallMs, now.wall - last.wall);
+    longest.cpuMs = Math.max(longest.cpuMs, now.cpu - last.cpu);
     last = now;
-  }, 20);
+  };
+  const timer = setInterval(tick, 20);
   try {
     await work;
   } finally {
     clearInterval(timer);
   }
-  return Math.max(longest, performance.now() - last);
+  tick();
+  return longest;
 }
 
 describe('loading the config in a worker thread', () => {
@@ -76,6 +91,9 @@ describe('loading the config in a worker thread', () => {
       }),
     );
     expect(Object.keys(loaded?.modules ?? {})).toHaveLength(44_000);
-    expect(stall).toBeLessThan(1000);
+    // The bound is on what this thread's own work held the loop for. Wall time also counts the other processes'
+    // turns on the cores: with the whole suite running on two cores it once measured 2.6 s (alone, under 0.2 s).
+    expect(stall.cpuMs).toBeLessThan(1000);
+    expect(stall.wallMs).toBeLessThan(10_000);
   }, 120_000);
 });
