@@ -70,7 +70,9 @@ describeWithBinaries([PROMETHEUS, OPENSSL])('probe_failure_logs: from a failing 
     await once(service, 'listening');
     target = `http://127.0.0.1:${(service.address() as { port: number }).port}/health`;
 
-    exporter = await startExporter('ours', 'modules:\n  http_2xx:\n    prober: http\n    timeout: 1s\n');
+    // Prometheus' 1 s scrape timeout less the exporter's default offset (0.5 s) left a probe of the 503 half a
+    // second, which the whole suite on two cores sometimes took: 0.9 s makes that rare (see expectReasons).
+    exporter = await startExporter('ours', 'modules:\n  http_2xx:\n    prober: http\n    timeout: 1s\n', { flags: ['--timeout-offset=0.1'] });
     const job = renderScrapeJob({ name: 'checkout', module: 'http_2xx', targets: [target], scrapeInterval: '1s', scrapeTimeout: '1s', labels: {} }, exporter.baseUrl.replace('http://', ''));
     writeFileSync(join(dir, 'prometheus.yml'), stringify({ global: { scrape_interval: '1s' }, scrape_configs: [job] }));
     const port = await freePort();
@@ -145,6 +147,17 @@ describeWithBinaries([PROMETHEUS, OPENSSL])('probe_failure_logs: from a failing 
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /**
+   * The exporter's reason metric says why each probe of the run failed: the 503. A probe the loaded machine
+   * did not answer in time says so instead, and the skill counts it under its own reason; nothing else may appear.
+   */
+  function expectReasons(run: { probes: number; reasons: Record<string, number> }): void {
+    const { 'HTTP status not accepted': notAccepted = 0, 'timed out (response)': timedOut = 0, ...others } = run.reasons;
+    expect(others).toEqual({});
+    expect(notAccepted).toBeGreaterThanOrEqual(1);
+    expect(notAccepted + timedOut).toBe(run.probes);
+  }
+
   it("reads the failure and its reason from Prometheus, then summarizes the service's logs around it", async () => {
     const result = (await runSkill(BUILT_IN_SKILLS, 'probe_failure_logs', { target, prometheusUrl, from: 'now-5m' }, context)) as Record<string, any>;
     expect(result).toMatchObject({ target, source: `Prometheus ${prometheusUrl}`, failedProbes: expect.any(Number) });
@@ -159,7 +172,7 @@ describeWithBinaries([PROMETHEUS, OPENSSL])('probe_failure_logs: from a failing 
     expect(run.probes).toBe(result.failedProbes);
     expect(run.probes).toBeGreaterThanOrEqual(3);
     // The exporter's reason metric says why.
-    expect(run.reasons).toEqual({ 'HTTP status not accepted': run.probes });
+    expectReasons(run);
     expect(result.logs).toMatchObject({
       index: 'logs-*,filebeat-*,logstash-*',
       filters: { service: 'checkout', namespace: 'shop' },
@@ -203,7 +216,7 @@ describeWithBinaries([PROMETHEUS, OPENSSL])('probe_failure_logs: from a failing 
     expect(answer.source).toBe(`exporter ${exporter.baseUrl}`);
     expect(answer.failures).toHaveLength(1);
     const [run] = answer.failures;
-    expect(run.reasons).toEqual({ 'HTTP status not accepted': run.probes });
+    expectReasons(run);
     expect(Date.parse(run.from)).toBeGreaterThanOrEqual(failedFrom - 100);
     expect(Date.parse(run.to)).toBeLessThanOrEqual(failedUntil + 1000);
     expect(answer.logs).toMatchObject({ filters: { service: 'checkout' }, total: 7 });
