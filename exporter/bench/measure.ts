@@ -10,13 +10,23 @@ import { Agent, get } from 'node:http';
 /** Clock ticks per second, the unit of utime and stime in /proc/PID/stat. */
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
-/** CPU milliseconds the process has used so far, user and system, every thread included. */
-export function cpuMilliseconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** CPU milliseconds, user and system, from a /proc stat file (a process's or a thread's). */
+function cpuMillisecondsIn(statFile: string): number {
+  const stat = readFileSync(statFile, 'utf8');
   // The command name (field 2) may hold spaces and parentheses; the fields after its closing one do not.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name and the state.
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+/** CPU milliseconds the process has used so far, user and system, every thread included. */
+export function cpuMilliseconds(pid: number): number {
+  return cpuMillisecondsIn(`/proc/${pid}/stat`);
+}
+
+/** CPU milliseconds the calling thread alone has used so far (not the process's other threads). */
+export function threadCpuMilliseconds(): number {
+  return cpuMillisecondsIn('/proc/thread-self/stat');
 }
 
 export interface Memory {

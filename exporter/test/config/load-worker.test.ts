@@ -2,12 +2,13 @@
  * Loading in a worker thread: the same modules as a load in this thread, the same refusals, and this
  * thread's event loop free while a large file loads.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfigFile } from '../../src/config/load';
 import { loadConfigOffThread } from '../../src/config/load-worker';
 import { largeConfigYaml } from '../../loopback/large-config';
+import { threadCpuMilliseconds } from '../../bench/measure';
 
 let dir: string;
 beforeAll(() => {
@@ -21,24 +22,17 @@ function file(name: string, text: string): string {
   return path;
 }
 
-/** CPU time this thread (not the process: the loading thread is another) has run, in milliseconds (Linux). */
-function threadCpuMs(): number {
-  // Fields 14 and 15 of /proc/thread-self/stat (after the parenthesized command name): user and system time in clock ticks of 10 ms.
-  const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 /**
  * How long the event loop went without running a 20 ms timer while `work` ran: the longest gap in CPU time
- * this thread spent (what the loading code holds the loop for, to within the 10 ms of a clock tick), and in
+ * this thread spent (what the loading code holds the loop for, to within a clock tick), and in
  * wall time (which also counts the time the machine ran other processes, as when the whole suite runs at once
  * on two cores).
  */
 async function longestStall(work: Promise<unknown>): Promise<{ cpuMs: number; wallMs: number }> {
-  let last = { wall: performance.now(), cpu: threadCpuMs() };
+  let last = { wall: performance.now(), cpu: threadCpuMilliseconds() };
   const longest = { cpuMs: 0, wallMs: 0 };
   const tick = (): void => {
-    const now = { wall: performance.now(), cpu: threadCpuMs() };
+    const now = { wall: performance.now(), cpu: threadCpuMilliseconds() };
     longest.wallMs = Math.max(longest.wallMs, now.wall - last.wall);
     longest.cpuMs = Math.max(longest.cpuMs, now.cpu - last.cpu);
     last = now;
