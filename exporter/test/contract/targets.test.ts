@@ -69,6 +69,12 @@ describe("the contract's target grammar and the probers", () => {
     unix: { prober: 'unix' },
   });
 
+  /**
+   * Each case ends as soon as the probe reaches the proxy or fails, so this only bounds a slow machine: under the
+   * whole suite on two cores a probe once took longer than 500 ms to reach the proxy.
+   */
+  const PROBE_TIMEOUT_MS = 3000;
+
   beforeAll(async () => {
     proxied = [];
     proxy = createServer((request, response) => {
@@ -92,7 +98,7 @@ describe("the contract's target grammar and the probers", () => {
     const target = written.replace('PORT', String(closedPort));
     expect(targetProblem(prober, target)).toBe(problem);
     proxied.length = 0;
-    const run = await runModule(modules()[prober], target, { timeoutMs: 500 });
+    const run = await runModule(modules()[prober], target, { timeoutMs: PROBE_TIMEOUT_MS });
     // Every prober but http through its proxy looks the host up once the target is read, and says so in probe_ip_protocol.
     const readTarget = prober === 'http' ? proxied.length > 0 : run.samples.some((sample) => sample.name === 'probe_ip_protocol');
     expect({ readTarget, log: run.log }).toEqual({ readTarget: problem === undefined, log: expect.any(String) });
@@ -101,7 +107,7 @@ describe("the contract's target grammar and the probers", () => {
 
   it('probes a bare host for http as http://host/, as upstream does', async () => {
     proxied.length = 0;
-    await runModule(modules().http, 'example.com', { timeoutMs: 500 });
+    await runModule(modules().http, 'example.com', { timeoutMs: PROBE_TIMEOUT_MS });
     expect(proxied).toEqual(['GET http://example.com/']);
   });
 });
