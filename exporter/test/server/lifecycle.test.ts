@@ -71,22 +71,6 @@ describe('reloads', () => {
   });
   afterAll(() => exporter.close());
 
-  it('answer /-/healthy within a second, every time, while 44,000 modules load', async () => {
-    writeFileSync(configFile, largeConfigYaml(44_000));
-    let status: number | undefined;
-    const reload = fetch(`${base}/-/reload`, { method: 'POST' }).then((response) => {
-      status = response.status;
-    });
-    const latencies = await healthLatencies(base, () => status !== undefined);
-    await reload;
-    expect(status).toBe(200);
-    expect(latencies.length).toBeGreaterThan(10);
-    expect(latencies.filter((latency) => latency >= 1000)).toEqual([]);
-    // The first module of the new file wants "service-0 ok" or "service-0 up" in the body.
-    expect([await probe('module_00000', '/?say=service-0%20up'), await probe('module_00000', '/?say=down')].map((text) => /^probe_success (\d)$/m.exec(text)?.[1])).toEqual(['1', '0']);
-    expect(await metric('blackbox_exporter_config_last_reload_successful')).toBe(1);
-  }, 180_000);
-
   it('keep the old config when the file is refused, and say so in the metrics', async () => {
     writeFileSync(configFile, SMALL);
     await exporter.reload();
@@ -111,6 +95,7 @@ describe('reloads', () => {
 
 interface Started {
   readonly child: ChildProcess;
+  readonly configFile: string;
   readonly base: string;
   readonly stderr: () => string;
   readonly exited: Promise<{ code: number | null; at: number }>;
@@ -127,8 +112,37 @@ async function startOurs(configText: string | undefined, flags: readonly string[
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = once(child, 'exit').then(([code]) => ({ code: code as number | null, at: performance.now() }));
-  return { child, base: `http://127.0.0.1:${port}`, stderr: () => stderr, exited };
+  return { child, configFile, base: `http://127.0.0.1:${port}`, stderr: () => stderr, exited };
 }
+
+describe('a reload of a large config', () => {
+  // In an exporter process of its own: the heap its garbage collector walks during the load is the exporter's, not
+  // what the suite's earlier files left in jest's worker (0.5 GB and more, whose full collection took 1.5 s).
+  it('answers /-/healthy within a second, every time, while 44,000 modules load', async () => {
+    const started = await startOurs(SMALL);
+    try {
+      await waitHealthy(started.base, started.child, started.stderr);
+      writeFileSync(started.configFile, largeConfigYaml(44_000));
+      let status: number | undefined;
+      const reload = fetch(`${started.base}/-/reload`, { method: 'POST' }).then((response) => {
+        status = response.status;
+      });
+      const latencies = await healthLatencies(started.base, () => status !== undefined);
+      await reload;
+      expect(status).toBe(200);
+      expect(latencies.length).toBeGreaterThan(10);
+      expect(latencies.filter((latency) => latency >= 1000)).toEqual([]);
+      // The first module of the new file wants "service-0 ok" or "service-0 up" in the body.
+      const probe = async (path: string) => (await fetch(`${started.base}/probe?module=module_00000&target=${encodeURIComponent(targetUrl + path)}`)).text();
+      expect([await probe('/?say=service-0%20up'), await probe('/?say=down')].map((text) => /^probe_success (\d)$/m.exec(text)?.[1])).toEqual(['1', '0']);
+      const metrics = parseMetrics(await (await fetch(`${started.base}/metrics`)).text());
+      expect(metricValue(metrics, 'blackbox_exporter_config_last_reload_successful')).toBe(1);
+    } finally {
+      started.child.kill('SIGKILL');
+      await started.exited;
+    }
+  }, 180_000);
+});
 
 describe('start', () => {
   it('without its config file: says which file and why, and exits 1', async () => {
