@@ -116,12 +116,18 @@ async function startOurs(configText: string | undefined, flags: readonly string[
 }
 
 describe('a reload of a large config', () => {
-  // In an exporter process of its own: the heap its garbage collector walks during the load is the exporter's, not
-  // what the suite's earlier files left in jest's worker (0.5 GB and more, whose full collection took 1.5 s).
-  it('answers /-/healthy within a second, every time, while 44,000 modules load', async () => {
+  // In an exporter process of its own, as users run it: the heap its garbage collector walks during the load is the
+  // exporter's, not what the suite's earlier files left in jest's worker (0.5 GB and more, whose full collection
+  // once held the loop for 1.5 s). How long the exporter's loop was held is its own measure, prom-client's
+  // nodejs_eventloop_lag_max_seconds (the longest delay since the previous scrape). The round trips of the
+  // test's requests also count the pauses of jest's worker, which sends them on a machine running the rest of
+  // the suite: one took 3.75 s there while the exporter answered the rest within milliseconds.
+  it('keeps its event loop free and answers /-/healthy throughout while 44,000 modules load', async () => {
     const started = await startOurs(SMALL);
+    const metrics = async () => parseMetrics(await (await fetch(`${started.base}/metrics`)).text());
     try {
       await waitHealthy(started.base, started.child, started.stderr);
+      await metrics();
       writeFileSync(started.configFile, largeConfigYaml(44_000));
       let status: number | undefined;
       const reload = fetch(`${started.base}/-/reload`, { method: 'POST' }).then((response) => {
@@ -129,14 +135,15 @@ describe('a reload of a large config', () => {
       });
       const latencies = await healthLatencies(started.base, () => status !== undefined);
       await reload;
+      const afterReload = await metrics();
       expect(status).toBe(200);
+      expect(metricValue(afterReload, 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(1);
       expect(latencies.length).toBeGreaterThan(10);
-      expect(latencies.filter((latency) => latency >= 1000)).toEqual([]);
+      expect(latencies.filter((latency) => latency === Infinity)).toEqual([]);
+      expect(metricValue(afterReload, 'blackbox_exporter_config_last_reload_successful')).toBe(1);
       // The first module of the new file wants "service-0 ok" or "service-0 up" in the body.
       const probe = async (path: string) => (await fetch(`${started.base}/probe?module=module_00000&target=${encodeURIComponent(targetUrl + path)}`)).text();
       expect([await probe('/?say=service-0%20up'), await probe('/?say=down')].map((text) => /^probe_success (\d)$/m.exec(text)?.[1])).toEqual(['1', '0']);
-      const metrics = parseMetrics(await (await fetch(`${started.base}/metrics`)).text());
-      expect(metricValue(metrics, 'blackbox_exporter_config_last_reload_successful')).toBe(1);
     } finally {
       started.child.kill('SIGKILL');
       await started.exited;
