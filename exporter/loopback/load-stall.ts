@@ -3,9 +3,8 @@
  * modules loaded and the longest gap between two runs of the timer, in this thread's own CPU time (what the
  * loading code held the event loop for, to within a clock tick) and in wall time (which also counts the turns
  * of other processes). Run by the load-worker test as a process of its own (`node FROM_SOURCE load-stall.ts
- * FILE`): the heap the garbage collector walks during the load is then the loader's, as in the exporter. In
- * jest's worker it was what the suite's earlier files left there, 0.5 GB and more, and one full collection of
- * it took 1.5 s of this thread in the middle of a load.
+ * FILE`): the heap the garbage collector walks during the load is then the loader's, as in the exporter, and not
+ * jest's worker's (jest.config.js says what a collection of that cost).
  */
 import { loadConfigOffThread } from '../src/config/load-worker';
 import { threadCpuMilliseconds } from '../bench/measure';

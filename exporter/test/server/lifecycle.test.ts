@@ -55,12 +55,22 @@ async function healthLatencies(baseUrl: string, done: () => boolean): Promise<nu
   return latencies;
 }
 
+/** The text of a probe of `module` on the test's target at `path`. */
+async function probeText(baseUrl: string, module: string, path = '/'): Promise<string> {
+  return (await fetch(`${baseUrl}/probe?module=${module}&target=${encodeURIComponent(targetUrl + path)}`)).text();
+}
+
+/** The exporter's own metrics, parsed. */
+async function scrape(baseUrl: string): Promise<ReturnType<typeof parseMetrics>> {
+  return parseMetrics(await (await fetch(`${baseUrl}/metrics`)).text());
+}
+
 describe('reloads', () => {
   let exporter: Exporter;
   let base: string;
   let configFile: string;
-  const metric = async (name: string) => metricValue(parseMetrics(await (await fetch(`${base}/metrics`)).text()), name);
-  const probe = async (module: string, path = '/') => (await fetch(`${base}/probe?module=${module}&target=${encodeURIComponent(targetUrl + path)}`)).text();
+  const metric = async (name: string) => metricValue(await scrape(base), name);
+  const probe = (module: string) => probeText(base, module);
 
   beforeAll(async () => {
     configFile = join(dir, 'reload.yml');
@@ -117,17 +127,16 @@ async function startOurs(configText: string | undefined, flags: readonly string[
 
 describe('a reload of a large config', () => {
   // In an exporter process of its own, as users run it: the heap its garbage collector walks during the load is the
-  // exporter's, not what the suite's earlier files left in jest's worker (0.5 GB and more, whose full collection
-  // once held the loop for 1.5 s). How long the exporter's loop was held is its own measure, prom-client's
+  // exporter's, not jest's worker's (jest.config.js says what a collection of that cost). How long the exporter's
+  // loop was held is its own measure, prom-client's
   // nodejs_eventloop_lag_max_seconds (the longest delay since the previous scrape). The round trips of the
   // test's requests also count the pauses of jest's worker, which sends them on a machine running the rest of
   // the suite: one took 3.75 s there while the exporter answered the rest within milliseconds.
   it('keeps its event loop free and answers /-/healthy throughout while 44,000 modules load', async () => {
     const started = await startOurs(SMALL);
-    const metrics = async () => parseMetrics(await (await fetch(`${started.base}/metrics`)).text());
     try {
       await waitHealthy(started.base, started.child, started.stderr);
-      await metrics();
+      await scrape(started.base);
       writeFileSync(started.configFile, largeConfigYaml(44_000));
       let status: number | undefined;
       const reload = fetch(`${started.base}/-/reload`, { method: 'POST' }).then((response) => {
@@ -135,14 +144,14 @@ describe('a reload of a large config', () => {
       });
       const latencies = await healthLatencies(started.base, () => status !== undefined);
       await reload;
-      const afterReload = await metrics();
+      const afterReload = await scrape(started.base);
       expect(status).toBe(200);
       expect(metricValue(afterReload, 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(1);
       expect(latencies.length).toBeGreaterThan(10);
       expect(latencies.filter((latency) => latency === Infinity)).toEqual([]);
       expect(metricValue(afterReload, 'blackbox_exporter_config_last_reload_successful')).toBe(1);
       // The first module of the new file wants "service-0 ok" or "service-0 up" in the body.
-      const probe = async (path: string) => (await fetch(`${started.base}/probe?module=module_00000&target=${encodeURIComponent(targetUrl + path)}`)).text();
+      const probe = (path: string) => probeText(started.base, 'module_00000', path);
       expect([await probe('/?say=service-0%20up'), await probe('/?say=down')].map((text) => /^probe_success (\d)$/m.exec(text)?.[1])).toEqual(['1', '0']);
     } finally {
       started.child.kill('SIGKILL');
@@ -172,7 +181,7 @@ describe('shutdown on SIGTERM', () => {
   it('stops accepting, answers the 5 probes in flight, and exits 0', async () => {
     const started = await startOurs(SMALL);
     await waitHealthy(started.base, started.child, started.stderr);
-    const probes = Array.from({ length: 5 }, () => fetch(`${started.base}/probe?module=web&target=${encodeURIComponent(`${targetUrl}/?delay=1500`)}`).then((response) => response.text()));
+    const probes = Array.from({ length: 5 }, () => probeText(started.base, 'web', '/?delay=1500'));
     await new Promise((resolve) => setTimeout(resolve, 300));
     started.child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 200));
