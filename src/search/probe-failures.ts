@@ -253,26 +253,37 @@ export function reasonFromDebug(debug: string): string {
   return `${chosen.msg}${err ? `: ${err}` : ''}${rest.length > 0 ? ` (${rest.join(' ')})` : ''}`;
 }
 
-/** The exporter's status page lists its recent probes: module, target, result, time (ours; upstream has none), debug link. */
+/**
+ * The exporter's status page lists its recent probes: module, target, result, then on ours a failed probe's reason
+ * and the time (upstream's page has neither), and a link to the probe's debug output. Where the page names no
+ * reason (upstream's), each failed probe's debug output is read for it.
+ */
 async function fromExporter(base: string, target: string, zone: string | undefined): Promise<ProbeHistory> {
   const root = base.endsWith('/') ? base : `${base}/`;
   const page = await getText(root, "the exporter's recent probes");
   // Upstream's page closes neither rows nor the header row; each row starts with <tr>, which is enough.
   const rows = page.split(/<tr>/).slice(1);
-  const probes: { at?: number; success: boolean; id?: string }[] = [];
+  const reasonColumn = [...(rows[0] ?? '').matchAll(/<th>(.*?)<\/th>/gs)].findIndex((header) => header[1] === 'Reason');
+  const probes: { at?: number; success: boolean; id?: string; reason?: string }[] = [];
   for (const row of rows) {
     const cells = [...row.matchAll(/<td>(.*?)<\/td>/gs)].map((cell) => cell[1]!);
     if (cells.length < 4 || unescapeHtml(cells[1]!) !== target) continue;
     const id = /logs\?id=(\d+)/.exec(row)?.[1];
     const time = cells.map(unescapeHtml).find((cell) => /^\d{4}-\d{2}-\d{2}T/.test(cell));
-    probes.push({ success: !/Failure/.test(cells[2]!), ...(id === undefined ? {} : { id }), ...(time === undefined ? {} : { at: Date.parse(time) }) });
+    const reason = reasonColumn === -1 ? '' : unescapeHtml(cells[reasonColumn] ?? '');
+    probes.push({
+      success: !/Failure/.test(cells[2]!),
+      ...(id === undefined ? {} : { id }),
+      ...(time === undefined ? {} : { at: Date.parse(time) }),
+      ...(reason === '' ? {} : { reason }),
+    });
   }
   const notes = ["read from the exporter's recent probes (its status page), which hold only its last probes; give a Prometheus URL for a longer history"];
   if (probes.length === 0) notes.push(`the exporter's recent probes hold none of ${target}`);
   const failedProbes = probes.filter((probe) => !probe.success);
   const reasons: Record<string, number> = {};
   for (const probe of failedProbes) {
-    const reason = probe.id === undefined ? 'failed' : reasonFromDebug(await getText(`${root}logs?id=${probe.id}`, 'the debug output of a probe'));
+    const reason = probe.reason ?? (probe.id === undefined ? 'failed' : reasonFromDebug(await getText(`${root}logs?id=${probe.id}`, 'the debug output of a probe')));
     reasons[reason] = (reasons[reason] ?? 0) + 1;
   }
   const times = failedProbes.map((probe) => probe.at).filter((at): at is number => at !== undefined);

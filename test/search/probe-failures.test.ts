@@ -224,6 +224,32 @@ describeWithBinaries([PROMETHEUS, OPENSSL])('probe_failure_logs: from a failing 
     expect(result.stdout).not.toContain(token);
   });
 
+  it("takes each failed probe's reason from our exporter's status page, without reading its debug output", async () => {
+    // The exporter's pages as they are, except the debug outputs: a skill that asked for one would get a 404.
+    const debugAsked: string[] = [];
+    const front = createServer((request, response) => {
+      if (request.url?.startsWith('/logs')) {
+        debugAsked.push(request.url);
+        response.writeHead(404).end();
+        return;
+      }
+      void fetch(`${exporter.baseUrl}${request.url ?? '/'}`).then(async (answer) =>
+        response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/html' }).end(await answer.text()),
+      );
+    });
+    front.listen(0, '127.0.0.1');
+    await once(front, 'listening');
+    const frontUrl = `http://127.0.0.1:${(front.address() as { port: number }).port}`;
+    try {
+      const result = (await runSkill(BUILT_IN_SKILLS, 'probe_failure_logs', { target, exporterUrl: frontUrl, from: 'now-10m' }, context)) as Record<string, any>;
+      expect(result.failures).toHaveLength(1);
+      expectReasons(result.failures[0]);
+      expect(debugAsked).toEqual([]);
+    } finally {
+      front.close();
+    }
+  });
+
   describeWithBinaries([REFERENCE_EXPORTER])("upstream blackbox_exporter's status page", () => {
     it('is read too: its rows, and the reason its debug output gives at info level; it says not when, so the whole window is read', async () => {
       const reference = await startExporter('reference', 'modules:\n  http_2xx:\n    prober: http\n');

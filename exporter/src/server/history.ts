@@ -1,9 +1,13 @@
 /** The last probes (--history.limit of them), for the status page and their debug logs. */
+import type { ProbeFailure } from '../contract/failure-reasons';
+
 export interface ProbeRecord {
   readonly id: number;
   readonly module: string;
   readonly target: string;
   readonly success: boolean;
+  /** Why the probe failed; absent when it succeeded. */
+  readonly failure?: ProbeFailure;
   readonly at: Date;
   /** The probe's debug text (its log, its metrics, its module), written when first asked for. */
   readonly debugOutput: () => string;

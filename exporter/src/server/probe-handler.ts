@@ -5,6 +5,7 @@
  * history. Pure of HTTP: returns the reply.
  */
 import type { Counter } from 'prom-client';
+import type { ProbeFailure } from '../contract/failure-reasons';
 import { maskedModuleYaml, maskUrl } from '../config/mask';
 import type { CompiledConfig, CompiledModule } from '../config/module';
 import { runProbe } from './probe-run';
@@ -41,6 +42,7 @@ export interface ProbeContext {
 /** What the answer needs of a probe, wherever it ran. */
 interface ProbeAnswer {
   readonly success: boolean;
+  readonly failure?: ProbeFailure;
   readonly refusal?: Refusal;
   readonly metricsText: string;
   readonly contentType: string;
@@ -102,8 +104,8 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
     // A worker that could not run the probe (it stopped, or missed its deadline) fails it, as an internal error.
     answer =
       result.metricsText === undefined
-        ? { success: false, ...internalFailureMetrics((performance.now() - started) / 1000, openMetrics) }
-        : { success: result.success, refusal: result.refusal, metricsText: result.metricsText, contentType: result.contentType! };
+        ? { success: false, failure: { reason: 'internal error' }, ...internalFailureMetrics((performance.now() - started) / 1000, openMetrics) }
+        : { success: result.success, failure: result.failure, refusal: result.refusal, metricsText: result.metricsText, contentType: result.contentType! };
   } else {
     const run = await runProbe(moduleName, module, target, shownTarget, probeLog, {
       timeoutSeconds,
@@ -113,9 +115,9 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
       allowedTargets: context.config.allowedTargets,
       self: context.self,
     });
-    answer = { success: run.success, refusal: run.refusal, metricsText: run.registry.text(), contentType: run.registry.contentType };
+    answer = { success: run.success, failure: run.failure, refusal: run.refusal, metricsText: run.registry.text(), contentType: run.registry.contentType };
   }
-  const { success, refusal, metricsText } = answer;
+  const { success, failure, refusal, metricsText } = answer;
   if (refusal) {
     context.targetsRefused?.inc({ module: moduleName, reason: refusal.reason });
     probeLog.warn('Target refused by allowed_targets', { reason: refusal.reason, stage: refusal.stage, problem: refusal.message });
@@ -124,7 +126,7 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
   let debug: string | undefined;
   // Written once, when the history's page or debug=true first asks: most probes' debug texts are never read.
   const debugOutput = (): string => (debug ??= debugText(probeLog.text(), metricsText, module));
-  context.history.add({ module: moduleName, target: shownTarget, success, debugOutput });
+  context.history.add({ module: moduleName, target: shownTarget, success, ...(failure && { failure }), debugOutput });
   // The target itself refused: the caller asked for something it may not, which is the request's fault,
   // not the target's. A redirect refused mid-probe is the target's answer: probe_success 0 with the reason.
   if (refusal?.stage === 'target') return plain(403, refusal.message);

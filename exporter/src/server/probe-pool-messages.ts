@@ -3,6 +3,7 @@
  * data only, and small per probe: the module travels by name, never as an object.
  */
 import type { AllowedTargetsSection } from '../config/allowed-targets';
+import type { ProbeFailure } from '../contract/failure-reasons';
 import type { WrittenModules } from '../config/load';
 import type { LogFormat, LogLevel, Fields } from '../log';
 import type { Refusal, SelfListener } from '../probers/shared/target-guard';
@@ -58,6 +59,7 @@ export type ToMain =
       readonly kind: 'result';
       readonly id: number;
       readonly success: boolean;
+      readonly failure?: ProbeFailure;
       readonly refusal?: Refusal;
       readonly metricsText: string;
       readonly contentType: string;

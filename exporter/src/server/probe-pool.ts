@@ -12,6 +12,7 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { LoadedConfig } from '../config/load';
+import type { ProbeFailure } from '../contract/failure-reasons';
 import type { Logger, ProbeLog } from '../log';
 import type { Refusal } from '../probers/shared/target-guard';
 import { PROBE_WORKER_ROLE, type ProbeRequest, type ProbeWorkerData, type ToMain, type ToWorker } from './probe-pool-messages';
@@ -24,6 +25,8 @@ export interface PoolProbe extends ProbeRequest {
 /** A probe's answer from a worker; `metricsText` undefined when the worker could not run it. */
 export interface PoolResult {
   readonly success: boolean;
+  /** Why the probe failed, when the worker ran it and it failed. */
+  readonly failure?: ProbeFailure;
   readonly refusal?: Refusal;
   readonly metricsText?: string;
   readonly contentType?: string;
@@ -99,7 +102,7 @@ export class ProbePool {
         if (message.missing || message.failed !== undefined) {
           if (message.failed !== undefined) this.log.error('A probe worker failed to run a probe', { err: message.failed });
           pending.settle({ success: false });
-        } else pending.settle({ success: message.success, refusal: message.refusal, metricsText: message.metricsText, contentType: message.contentType });
+        } else pending.settle({ success: message.success, failure: message.failure, refusal: message.refusal, metricsText: message.metricsText, contentType: message.contentType });
         return;
       }
     }

@@ -80,6 +80,7 @@ function serve(port: NonNullable<typeof parentPort>, data: ProbeWorkerData): voi
         kind: 'result',
         id: message.id,
         success: run.success,
+        ...(run.failure && { failure: run.failure }),
         ...(run.refusal && { refusal: run.refusal }),
         metricsText: run.registry.text(),
         contentType: run.registry.contentType,

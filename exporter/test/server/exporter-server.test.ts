@@ -181,6 +181,15 @@ describe('other endpoints', () => {
     expect((await get('/logs?id=99999')).status).toBe(404);
   });
 
+  it('/ names why each failed probe failed, in the words of probe_failure_reason, and nothing for a probe that succeeded', async () => {
+    await get(`/probe?module=http_2xx&target=${targetUrl}/`);
+    await get('/probe?module=http_2xx&target=http://127.0.0.1:1/');
+    const page = (await get('/')).text;
+    expect(page).toContain('<th>Result</th><th>Reason</th><th>Time</th>');
+    expect(page).toContain('<td>http://127.0.0.1:1/</td><td><strong>Failure</strong></td><td>connection refused</td>');
+    expect(page).toContain(`<td>${targetUrl}/</td><td>Success</td><td></td>`);
+  });
+
   it('POST /-/reload: a bad file is refused and the old config keeps serving', async () => {
     writeFileSync(configFile, 'modules:\n  http_2xx:\n    prober: http\n    htp: {}\n');
     const refused = await fetch(`${base}/-/reload`, { method: 'POST' });

@@ -87,6 +87,8 @@ describe('probes in worker threads', () => {
       expect(valueOf(inWorker.text, 'probe_success')).toBe(valueOf(inMain.text, 'probe_success'));
     }
     expect(await probe(pooled.base, 'module=tcp&target=127.0.0.1:1')).toMatchObject({ text: expect.stringContaining('probe_failure_reason{reason="connection refused"} 1') });
+    // The status page names why, as for a probe in the main thread.
+    for (const { base } of [pooled, plain]) expect(await (await fetch(`${base}/`)).text()).toContain('<td>127.0.0.1:1</td><td><strong>Failure</strong></td><td>connection refused</td>');
   }, 60_000);
 
   it('spread over the workers, and the history and debug output hold their log lines', async () => {
@@ -155,6 +157,7 @@ describe('a probe worker that stops', () => {
       expect(answer.text).toContain('probe_failure_reason{reason="internal error"} 1');
       expect(answer.seconds).toBeLessThan(2);
     }
+    expect((await (await fetch(`${base}/`)).text()).match(/<td>internal error<\/td>/g)).toHaveLength(2);
     // The replacements get the served config, then take probes again.
     let answer = await probe(base, `module=http_2xx&target=${targetUrl}/`);
     for (let attempt = 0; valueOf(answer.text, 'probe_success') !== 1 && attempt < 100; attempt += 1) {
