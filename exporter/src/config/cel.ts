@@ -29,10 +29,22 @@ export interface CelProgram {
   evaluate(body: unknown): CelOutcome;
 }
 
-/** `source` compiled, or a thrown Error whose message says where it does not parse. */
+/** `source` compiled, or a thrown Error whose message says where it does not parse or what it names that does not exist. */
 export function compileCel(source: string): CelProgram {
   const { cel, bodyEnv } = loadCel();
-  const evaluate = cel.plan(bodyEnv, cel.parse(source));
+  let parsed: ReturnType<typeof Cel.parse>;
+  try {
+    parsed = cel.parse(source);
+  } catch (error) {
+    // The parser recurses; an expression nested thousands deep ends its stack rather than the exporter.
+    if (error instanceof RangeError) throw new Error('nested too deeply to parse; split it into simpler expressions');
+    throw error;
+  }
+  const undeclared = parsed.expr === undefined ? [] : undeclaredReferences(parsed.expr);
+  if (undeclared.length > 0) {
+    throw new Error(`${undeclared.map((name) => `undeclared reference to '${name}'`).join(', ')} (the expression's one variable is body; functions are CEL's standard ones)`);
+  }
+  const evaluate = cel.plan(bodyEnv, parsed);
   return {
     source,
     evaluate(body) {
@@ -47,4 +59,89 @@ export function compileCel(source: string): CelProgram {
       return { ok: true, value: result };
     },
   };
+}
+
+type Expr = NonNullable<ReturnType<typeof Cel.parse>['expr']>;
+
+/** Names that resolve without a variable (type names such as int or google.protobuf.Timestamp), by name. */
+const constantNames = new Map<string, boolean>();
+
+/** Whether `name` alone evaluates to something in the expressions' environment: a type name, not a variable. */
+function resolvesAlone(name: string): boolean {
+  let resolves = constantNames.get(name);
+  if (resolves === undefined) {
+    const { cel, bodyEnv } = loadCel();
+    try {
+      resolves = !cel.isCelError(cel.plan(bodyEnv, cel.parse(name))({ body: null }));
+    } catch {
+      resolves = false;
+    }
+    constantNames.set(name, resolves);
+  }
+  return resolves;
+}
+
+/** `a.b.c` as ['a', 'b', 'c'] when `expr` is an identifier followed by field selections only. */
+function qualifiedName(expr: Expr): string[] | undefined {
+  const fields: string[] = [];
+  let current: Expr | undefined = expr;
+  while (current?.exprKind.case === 'selectExpr' && !current.exprKind.value.testOnly) {
+    fields.unshift(current.exprKind.value.field);
+    current = current.exprKind.value.operand;
+  }
+  return current?.exprKind.case === 'identExpr' ? [current.exprKind.value.name, ...fields] : undefined;
+}
+
+/**
+ * What `root` names that the environment has not: a variable other than body and a macro's own (bdy.status),
+ * a function the library does not have (foo(body)). cel-go, which upstream compiles with, refuses these when the
+ * config loads ("undeclared reference"); the library would plan them and fail every probe. Operators and macros
+ * are the parser's own names and are not looked up. Walked with a stack, not recursion: an expression may nest
+ * as deep as its parser lets it.
+ */
+function undeclaredReferences(root: Expr): string[] {
+  const { bodyEnv } = loadCel();
+  const undeclared = new Set<string>();
+  const declared = (name: string, scope: ReadonlySet<string>) => scope.has(name) || bodyEnv.variables.find(name) !== undefined;
+  const pending: Array<{ readonly expr: Expr | undefined; readonly scope: ReadonlySet<string> }> = [{ expr: root, scope: new Set() }];
+  // Pushed last to first, so that names are found, and reported, in the order they are written.
+  const visit = (scope: ReadonlySet<string>, ...exprs: Array<Expr | undefined>) => {
+    for (let index = exprs.length - 1; index >= 0; index -= 1) pending.push({ expr: exprs[index], scope });
+  };
+  while (pending.length > 0) {
+    const { expr, scope } = pending.pop()!;
+    const kind = expr?.exprKind;
+    switch (kind?.case) {
+      case 'identExpr':
+      case 'selectExpr': {
+        const name = qualifiedName(expr!);
+        if (name === undefined || declared(name[0]!, scope)) {
+          if (kind.case === 'selectExpr') visit(scope, kind.value.operand);
+          break;
+        }
+        // Not a variable: a qualified type name (google.protobuf.Timestamp), the longest prefix that resolves.
+        if (!name.some((_, index) => resolvesAlone(name.slice(0, name.length - index).join('.')))) undeclared.add(name[0]!);
+        break;
+      }
+      case 'callExpr':
+        if (/^[A-Za-z][A-Za-z0-9_]*$/.test(kind.value.function) && bodyEnv.funcs.find(kind.value.function) === undefined) undeclared.add(kind.value.function);
+        visit(scope, kind.value.target, ...kind.value.args);
+        break;
+      case 'listExpr':
+        visit(scope, ...kind.value.elements);
+        break;
+      case 'structExpr':
+        visit(scope, ...kind.value.entries.flatMap((entry) => (entry.keyKind.case === 'mapKey' ? [entry.keyKind.value, entry.value] : [entry.value])));
+        break;
+      case 'comprehensionExpr': {
+        const inner = new Set([...scope, kind.value.iterVar, kind.value.iterVar2, kind.value.accuVar].filter(Boolean));
+        visit(inner, kind.value.loopCondition, kind.value.loopStep, kind.value.result);
+        visit(scope, kind.value.iterRange, kind.value.accuInit);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return [...undeclared];
 }

@@ -116,6 +116,18 @@ describe('CEL expressions at load', () => {
     expect(moduleProblems('m', { prober: 'http', http: { fail_if_body_json_not_matches_cel: '' } })).toHaveLength(1);
   });
 
+  it('refuses one that names a variable other than body, or a function CEL has not, as upstream does', () => {
+    expect(moduleProblems('m', { prober: 'http', http: { fail_if_body_json_not_matches_cel: "bdy.status == 'ok'" } })).toEqual([
+      {
+        path: ['modules', 'm', 'http', 'fail_if_body_json_not_matches_cel'],
+        message: expect.stringMatching(/^could not compile CEL expression "bdy\.status == 'ok'": undeclared reference to 'bdy' \(the expression's one variable is body/),
+      },
+    ]);
+    expect(moduleProblems('m', { prober: 'http', http: { fail_if_body_json_matches_cel: 'body.items.exists(i, isBad(i))' } })).toEqual([
+      { path: ['modules', 'm', 'http', 'fail_if_body_json_matches_cel'], message: expect.stringContaining("undeclared reference to 'isBad'") },
+    ]);
+  });
+
   it('accepts the documented expression', () => {
     expect(moduleProblems('m', { prober: 'http', http: { fail_if_body_json_not_matches_cel: "body.foo == 'bar' && body.baz.startsWith('q')" } })).toEqual([]);
   });
