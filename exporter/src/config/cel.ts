@@ -63,21 +63,23 @@ export function compileCel(source: string): CelProgram {
 
 type Expr = NonNullable<ReturnType<typeof Cel.parse>['expr']>;
 
-/** Names that resolve without a variable (type names such as int or google.protobuf.Timestamp), by name. */
-const constantNames = new Map<string, boolean>();
+/**
+ * Names that resolve without a variable (type names such as int or google.protobuf.Timestamp): few, so kept.
+ * A name that does not resolve refuses its config and is not kept, so that configs cannot grow this.
+ */
+const constantNames = new Set<string>();
 
 /** Whether `name` alone evaluates to something in the expressions' environment: a type name, not a variable. */
 function resolvesAlone(name: string): boolean {
-  let resolves = constantNames.get(name);
-  if (resolves === undefined) {
-    const { cel, bodyEnv } = loadCel();
-    try {
-      resolves = !cel.isCelError(cel.plan(bodyEnv, cel.parse(name))({ body: null }));
-    } catch {
-      resolves = false;
-    }
-    constantNames.set(name, resolves);
+  if (constantNames.has(name)) return true;
+  const { cel, bodyEnv } = loadCel();
+  let resolves: boolean;
+  try {
+    resolves = !cel.isCelError(cel.plan(bodyEnv, cel.parse(name))({ body: null }));
+  } catch {
+    resolves = false;
   }
+  if (resolves) constantNames.add(name);
   return resolves;
 }
 
