@@ -94,11 +94,15 @@ describe('probe endpoint', () => {
 
   it('the deadline is the scrape timeout less the offset when smaller than the module timeout', async () => {
     const started = Date.now();
-    const reply = await get(`/probe?module=slow&target=${targetUrl}/stall`, { 'X-Prometheus-Scrape-Timeout-Seconds': '1' });
+    const reply = await get(`/probe?module=slow&target=${targetUrl}/stall&debug=true`, { 'X-Prometheus-Scrape-Timeout-Seconds': '1' });
     const elapsed = Date.now() - started;
-    expect(metricValue(parseMetrics(reply.text), 'probe_success')).toBe(0);
+    // The deadline the probe was given, as its log states it, and that the probe ended at it, not at the module's 10 s.
+    // Its end is bounded loosely: the exporter runs in jest's worker, whose event loop a loaded CI machine (two cores,
+    // the rest of the suite) held for 2.5 s once, which the probe's log line cannot be.
+    expect(reply.text).toMatch(/msg="Beginning probe" .* timeout_seconds=0\.5\n/);
+    expect(reply.text).toMatch(/^probe_success 0$/m);
     expect(elapsed).toBeGreaterThanOrEqual(480);
-    expect(elapsed).toBeLessThan(500 + 150);
+    expect(elapsed).toBeLessThan(5000);
   });
 
   it('computes the timeout as upstream', () => {
