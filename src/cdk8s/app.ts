@@ -38,7 +38,9 @@ function main(): void {
     app.synth();
   } catch (error) {
     if (error instanceof ProblemsError) {
-      process.stderr.write(`${error.message}\n`);
+      // What only the cluster form refuses (a unix job) is found past parsing; it is named from the spec file as well.
+      const named = error.source === undefined ? new ProblemsError(error.problems, specFile ?? 'documented example') : error;
+      process.stderr.write(`${named.message}\n`);
       process.exit(failureExitCode());
     }
     throw error;

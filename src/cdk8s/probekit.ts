@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { join } from 'node:path';
+import { ProblemsError, type Problem } from '@probekit/exporter';
 import type { Environment, Spec } from '../model';
 import { AgentValues } from './agent-values';
 import { BlackboxExporter } from './blackbox-exporter';
@@ -23,6 +24,24 @@ export interface ProbekitProps {
   readonly env?: Environment;
 }
 
+/**
+ * A job whose module probes a unix socket: in a cluster the exporter would look for the socket inside its own
+ * container, where no other workload's socket is, and every probe would fail. Refused at synth; the host form
+ * probes sockets of the machine it runs on.
+ */
+function unixJobProblems(spec: Spec): Problem[] {
+  return spec.jobs.flatMap((job, index): Problem[] =>
+    spec.modules[job.module]?.prober === 'unix'
+      ? [
+          {
+            path: ['jobs', index, 'module'],
+            message: `"${job.module}" probes a unix socket, which the exporter's pod does not have (it would look in its own container); probe the workload's port with a tcp or http module, or install the host form on the machine that has the socket`,
+          },
+        ]
+      : [],
+  );
+}
+
 export class Probekit extends Construct {
   readonly exporter: BlackboxExporter;
   readonly agentValues: AgentValues;
@@ -34,6 +53,8 @@ export class Probekit extends Construct {
   constructor(scope: Construct, id: string, props: ProbekitProps) {
     super(scope, id);
     const { spec, env } = props;
+    const unreachable = unixJobProblems(spec);
+    if (unreachable.length > 0) throw new ProblemsError(unreachable);
     this.exporter = new BlackboxExporter(this, 'exporter', { ...spec.exporter, modules: spec.modules, env });
     this.agentValues = new AgentValues(this, 'agent', {
       ...spec.agent,

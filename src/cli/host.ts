@@ -7,6 +7,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { loadSpecFile, SpecFileError } from '../model';
+import { ProblemsError } from '@probekit/exporter';
 import { DEFAULT_VENDOR, hostPaths, removeHostJobs, renderHostFiles, type HostFile } from '../render/host-files';
 import { commandGroup, parseFlags, required, UsageError, type CliIo } from './command';
 
@@ -65,14 +66,20 @@ async function render(args: readonly string[], io: CliIo): Promise<number> {
     // A path that leads nowhere is a mistake in the command line; a spec with problems is a failure.
     throw error instanceof SpecFileError ? new UsageError(error.message) : error;
   }
-  const files = renderHostFiles(spec, {
-    vendor,
-    existingAgentConfig: readIfThere(io, agentFile),
-    agentConfigSource: agentFile,
-    existingAgentJobs: readIfThere(io, agentJobsFile),
-    agentJobsSource: agentJobsFile,
-    env: io.env,
-  });
+  let files;
+  try {
+    files = renderHostFiles(spec, {
+      vendor,
+      existingAgentConfig: readIfThere(io, agentFile),
+      agentConfigSource: agentFile,
+      existingAgentJobs: readIfThere(io, agentJobsFile),
+      agentJobsSource: agentJobsFile,
+      env: io.env,
+    });
+  } catch (error) {
+    // What only the host form refuses (a Kubernetes Secret reference, a socket its unit hides) is the spec's: named after it.
+    throw error instanceof ProblemsError && error.source === undefined ? new ProblemsError(error.problems, specFile) : error;
+  }
   writeTree(io, out, files);
   if (spec.searchEngine) {
     io.stderr(

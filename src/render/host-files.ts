@@ -4,6 +4,7 @@
  * agent file is edited in place: its comments, order and other jobs stay; probekit's own jobs are replaced,
  * added, or removed when the spec no longer has them.
  */
+import { posix } from 'node:path';
 import { isMap, isSeq, parse, parseDocument, stringify, type Document, type YAMLMap, type YAMLSeq } from 'yaml';
 import { EXPORTER_NODE_FLAGS, EXPORTER_PORT, exporterArgs, HEALTH_PATH } from '@probekit/exporter';
 import { ProblemsError, type FieldPath, type Problem } from '@probekit/exporter';
@@ -90,6 +91,7 @@ export function renderHostFiles(spec: Spec, options: HostFilesOptions = {}): Hos
     if (value === undefined) problems.push(unsetVariableProblem(field, file.ref, 'host files'));
     return value === undefined ? [] : [{ path: file.path, content: value, mode: 0o600 }];
   });
+  problems.push(...hiddenSocketProblems(spec));
   if (problems.length > 0) throw new ProblemsError(problems);
 
   // The exporter's own job too: the alert on a failed config reload needs its metrics.
@@ -272,6 +274,36 @@ export const EXPORTER_USER = 'probekit-exporter';
 export interface ExporterUnitOptions {
   /** Whether a module uses the icmp prober: only then does the unit grant the one capability ICMP needs. @default false */
   readonly icmp?: boolean;
+}
+
+/**
+ * The directories the exporter's unit (exporterUnit: ProtectHome, PrivateTmp) takes out of its sight, and the
+ * setting that does: a unix socket there is one the exporter cannot connect to, whatever its permissions.
+ */
+const HIDDEN_FROM_EXPORTER: ReadonlyArray<{ readonly directory: string; readonly by: string }> = [
+  { directory: '/tmp', by: 'PrivateTmp=yes gives it a /tmp of its own' },
+  { directory: '/var/tmp', by: 'PrivateTmp=yes gives it a /var/tmp of its own' },
+  { directory: '/home', by: 'ProtectHome=yes hides it' },
+  { directory: '/root', by: 'ProtectHome=yes hides it' },
+  { directory: '/run/user', by: 'ProtectHome=yes hides it' },
+];
+
+/** A unix job's socket in a directory the exporter's unit hides: refused at install, where every probe would fail. */
+function hiddenSocketProblems(spec: Spec): Problem[] {
+  return spec.jobs.flatMap((job, jobIndex) => {
+    if (spec.modules[job.module]?.prober !== 'unix') return [];
+    return job.targets.flatMap((target, targetIndex): Problem[] => {
+      const path = posix.normalize(target);
+      const hidden = HIDDEN_FROM_EXPORTER.find(({ directory }) => path === directory || path.startsWith(`${directory}/`));
+      if (!hidden) return [];
+      return [
+        {
+          path: ['jobs', jobIndex, 'targets', targetIndex],
+          message: `"${target}" is under ${hidden.directory}, which the exporter's service cannot see (${hidden.by}); have the service put its socket elsewhere, under /run for example`,
+        },
+      ];
+    });
+  });
 }
 
 /**

@@ -53,6 +53,11 @@ it.each([
     'modules:\n  m: { preset: http_2xx }\njobs:\n  - module: m\n    targets: [https://example.com]\n    scrapeInterval: 10s\n    scrapeTimeout: 15s\n',
     'jobs[0].scrapeTimeout: 15s is longer than scrapeInterval 10s, which Prometheus refuses; lower scrapeTimeout or raise scrapeInterval',
   ],
+  [
+    'a unix job, which only the host form can probe',
+    'modules:\n  socket: { prober: unix }\njobs:\n  - module: socket\n    targets: [/run/app.sock]\n',
+    `jobs[0].module: "socket" probes a unix socket, which the exporter's pod does not have (it would look in its own container); probe the workload's port with a tcp or http module, or install the host form on the machine that has the socket`,
+  ],
 ])('%s fails synth with one line naming the field, and writes nothing', async (_case, text, problem) => {
   const spec = join(tempDir(), 'bad.yaml');
   writeFileSync(spec, text);

@@ -114,6 +114,21 @@ describe('the parts together', () => {
   });
 });
 
+describe('a unix socket in a cluster', () => {
+  it("is refused at synth, naming the job: the exporter's pod has no other workload's socket", () => {
+    const spec = parseSpec({
+      modules: { socket: { prober: 'unix' }, web: { preset: 'http_2xx' } },
+      jobs: [
+        { name: 'web', module: 'web', targets: ['https://example.com'] },
+        { name: 'sockets', module: 'socket', targets: ['/run/app.sock'] },
+      ],
+    });
+    expect(() => synthesize(spec)).toThrow(
+      `jobs[1].module: "socket" probes a unix socket, which the exporter's pod does not have (it would look in its own container); probe the workload's port with a tcp or http module, or install the host form on the machine that has the socket`,
+    );
+  });
+});
+
 describe('secrets stay in Secrets', () => {
   it('no secret value in any ConfigMap, Deployment, Service or the agent values', () => {
     const outside = [...full.manifests.filter((m) => m.kind !== 'Secret'), full.agentValues].map((o) => JSON.stringify(o)).join('\n');

@@ -65,6 +65,16 @@ describe("probekit host render, in the caller's directory", () => {
     });
   });
 
+  it("what only the host form refuses is named after the spec file too: a socket the exporter's unit hides", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'unix.yaml'), 'modules:\n  socket: { prober: unix }\njobs:\n  - module: socket\n    targets: [/tmp/app.sock]\n');
+    expect(await runCli(['host', 'render', '--spec', 'unix.yaml', '--out', 'tree'], {}, undefined, dir)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `error: unix.yaml: jobs[0].targets[0]: "/tmp/app.sock" is under /tmp, which the exporter's service cannot see (PrivateTmp=yes gives it a /tmp of its own); have the service put its socket elsewhere, under /run for example\n`,
+    });
+  });
+
   it('an agent file it cannot edit is named as given', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'spec.yaml'), SPEC);

@@ -84,6 +84,20 @@ describe('single-machine files', () => {
     );
   });
 
+  it("refuses a unix socket the exporter's unit hides (PrivateTmp, ProtectHome), and probes one under /run", () => {
+    const unixSpec = (targets: string[]) => parseSpec({ modules: { socket: { prober: 'unix', timeout: '5s' } }, jobs: [{ name: 'sockets', module: 'socket', targets }] });
+    expect(() => renderHostFiles(unixSpec(['/run/app.sock', '/tmp/app.sock', '/home/me/../me/app.sock', '/run/user/1000/bus', '/var/tmp/x.sock']))).toThrow(
+      [
+        `jobs[0].targets[1]: "/tmp/app.sock" is under /tmp, which the exporter's service cannot see (PrivateTmp=yes gives it a /tmp of its own); have the service put its socket elsewhere, under /run for example`,
+        `jobs[0].targets[2]: "/home/me/../me/app.sock" is under /home, which the exporter's service cannot see (ProtectHome=yes hides it); have the service put its socket elsewhere, under /run for example`,
+        `jobs[0].targets[3]: "/run/user/1000/bus" is under /run/user, which the exporter's service cannot see (ProtectHome=yes hides it); have the service put its socket elsewhere, under /run for example`,
+        `jobs[0].targets[4]: "/var/tmp/x.sock" is under /var/tmp, which the exporter's service cannot see (PrivateTmp=yes gives it a /var/tmp of its own); have the service put its socket elsewhere, under /run for example`,
+      ].join('\n'),
+    );
+    const files = renderHostFiles(unixSpec(['/run/app.sock', '/tmpfoo/app.sock']), { vendor: 'acme' });
+    expect(files.find((file) => file.path.endsWith('agent-config.yaml'))?.content).toContain('/run/app.sock');
+  });
+
   it('leaves out the searchEngine section, whose token variable it then never needs', () => {
     const withSearchEngine = parseSpec({ ...specInput, searchEngine: { url: 'https://search.example.com', apiToken: { fromEnv: 'UNSET_SEARCH_TOKEN' } } });
     expect(renderHostFiles(withSearchEngine, { vendor: 'acme', env })).toEqual(files);
