@@ -39,8 +39,7 @@ function main(): void {
   } catch (error) {
     if (error instanceof ProblemsError) {
       // What only the cluster form refuses (a unix job) is found past parsing; it is named from the spec file as well.
-      const named = error.source === undefined ? new ProblemsError(error.problems, specFile ?? 'documented example') : error;
-      process.stderr.write(`${named.message}\n`);
+      process.stderr.write(`${error.namedAfter(specFile ?? 'documented example').message}\n`);
       process.exit(failureExitCode());
     }
     throw error;

@@ -78,7 +78,7 @@ async function render(args: readonly string[], io: CliIo): Promise<number> {
     });
   } catch (error) {
     // What only the host form refuses (a Kubernetes Secret reference, a socket its unit hides) is the spec's: named after it.
-    throw error instanceof ProblemsError && error.source === undefined ? new ProblemsError(error.problems, specFile) : error;
+    throw error instanceof ProblemsError ? error.namedAfter(specFile) : error;
   }
   writeTree(io, out, files);
   if (spec.searchEngine) {

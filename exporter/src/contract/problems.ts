@@ -48,6 +48,14 @@ export class ProblemsError extends Error {
     super(problems.map((problem) => formatProblem(problem, { source })).join('\n'));
     this.name = 'ProblemsError';
   }
+
+  /**
+   * These problems named after `source` unless they name a file already: what a check past parsing finds (a form's
+   * own refusals) belongs to the file the checked input was read from.
+   */
+  namedAfter(source: string): ProblemsError {
+    return this.source === undefined ? new ProblemsError(this.problems, source) : this;
+  }
 }
 
 /** The field names an object schema accepts at `path`, following optionals, defaults, unions and pipes. */

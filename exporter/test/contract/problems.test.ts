@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatPath, formatProblem, schemaProblems, type Problem } from '../../src/contract/problems';
+import { formatPath, formatProblem, ProblemsError, schemaProblems, type Problem } from '../../src/contract/problems';
 
 const schema = z.strictObject({
   name: z.string().min(1),
@@ -21,6 +21,13 @@ describe('problems', () => {
     expect(formatPath(['modules', 'my module', 'http'])).toBe('modules["my module"].http');
     expect(formatProblem({ path: ['a', 'b'], message: 'is required' }, { source: 'spec.yaml', line: 3 })).toBe('spec.yaml:3: a.b: is required');
     expect(formatProblem({ path: [], message: 'is empty' }, { source: 'spec.yaml' })).toBe('spec.yaml: is empty');
+  });
+
+  it('names problems found past parsing after the file they came from, and keeps a file already named', () => {
+    const unnamed = new ProblemsError([{ path: ['jobs', 0, 'module'], message: 'is refused' }]);
+    expect(unnamed.namedAfter('spec.yaml').message).toBe('spec.yaml: jobs[0].module: is refused');
+    const named = new ProblemsError([{ path: ['scrape_configs'], message: 'is not a list' }], 'agent.yaml');
+    expect(named.namedAfter('spec.yaml')).toBe(named);
   });
 
   it('says every schema problem in words, naming the field, with no library text', () => {
