@@ -8,6 +8,7 @@ import * as pulumi from '@pulumi/pulumi';
 import { z } from 'zod';
 import {
   checkTarget,
+  clusterFormProblems,
   DEFAULTS,
   formatProblem,
   parseSpec,
@@ -174,6 +175,14 @@ export function createsApiKey(searchEngine: SearchEngineConfig): searchEngine is
   return 'password' in searchEngine;
 }
 
+/** A spec as the cluster form takes it: valid, and asking nothing only a machine can do (a unix job); else a SpecError. */
+function parseClusterSpec(input: SpecInput, env: Environment): Spec {
+  const spec = parseSpec(input, { env });
+  const problems = clusterFormProblems(spec);
+  if (problems.length > 0) throw new SpecError(problems);
+  return spec;
+}
+
 /** Spec problems (`jobs[0].module: ...`) as problems of the stack's key that holds the spec (`spec.jobs[0].module: ...`). */
 function specProblems(error: unknown, key: FieldPath): Problem[] {
   if (!(error instanceof SpecError)) throw error;
@@ -190,7 +199,7 @@ function baseSpecProblems(value: unknown, env: Environment): { value?: { input: 
     input = rest;
   }
   try {
-    const spec = parseSpec(input, { env });
+    const spec = parseClusterSpec(input, env);
     return problems.length > 0 ? { problems } : { value: { input, spec }, problems };
   } catch (error) {
     return { problems: [...problems, ...specProblems(error, [CONFIG_KEYS.spec])] };
@@ -248,7 +257,7 @@ function deployClusters(clusters: ReadonlyArray<z.infer<typeof clusterSchema>>, 
     problems.push(...targetProblems);
     if (targetProblems.length > 0) return undefined;
     try {
-      const spec = parseSpec(applyOverrides(base.input, cluster.overrides), { env });
+      const spec = parseClusterSpec(applyOverrides(base.input, cluster.overrides), env);
       return { name: cluster.name, kubeconfig: cluster.kubeconfig, context: cluster.context, spec };
     } catch (error) {
       problems.push(...specProblems(error, path));

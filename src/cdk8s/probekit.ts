@@ -25,11 +25,12 @@ export interface ProbekitProps {
 }
 
 /**
- * A job whose module probes a unix socket: in a cluster the exporter would look for the socket inside its own
- * container, where no other workload's socket is, and every probe would fail. Refused at synth; the host form
- * probes sockets of the machine it runs on.
+ * What a valid spec asks that the cluster form cannot do: a job whose module probes a unix socket, which the
+ * exporter would look for inside its own container, where no other workload's socket is, so every probe would
+ * fail (the host form probes the sockets of its machine). The construct refuses these at synth; the Pulumi
+ * program checks its stack's specs with it first, to name the stack's key.
  */
-function unixJobProblems(spec: Spec): Problem[] {
+export function clusterFormProblems(spec: Spec): Problem[] {
   return spec.jobs.flatMap((job, index): Problem[] =>
     spec.modules[job.module]?.prober === 'unix'
       ? [
@@ -53,7 +54,7 @@ export class Probekit extends Construct {
   constructor(scope: Construct, id: string, props: ProbekitProps) {
     super(scope, id);
     const { spec, env } = props;
-    const unreachable = unixJobProblems(spec);
+    const unreachable = clusterFormProblems(spec);
     if (unreachable.length > 0) throw new ProblemsError(unreachable);
     this.exporter = new BlackboxExporter(this, 'exporter', { ...spec.exporter, modules: spec.modules, env });
     this.agentValues = new AgentValues(this, 'agent', {

@@ -101,6 +101,11 @@ describe('stack configuration', () => {
     expect(parseStackConfig({ ...valid, spec }, { PROBE_TOKEN: 'token' }).clusters).toHaveLength(2);
   });
 
+  it("refuses what the cluster form cannot probe, naming the stack's key: a unix job", () => {
+    const spec = { ...documentedExample, modules: { socket: { prober: 'unix' } }, jobs: [{ name: 'sockets', module: 'socket', targets: ['/run/app.sock'] }] };
+    expect(errorOf({ ...valid, spec })).toMatch(/^probekit:spec\.jobs\[0\]\.module: "socket" probes a unix socket, which the exporter's pod does not have/);
+  });
+
   it('reports every wrong key in one run', () => {
     const raw = { ...valid, clusters: [{ name: 'Bad_Name' }], searchEngine: { url: 'https://127.0.0.1:9200', username: 'elastic' }, agent: { releaseName: 'agent' } };
     expect(errorOf(raw).split('\n')).toEqual([
