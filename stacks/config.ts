@@ -257,7 +257,8 @@ function deployClusters(clusters: ReadonlyArray<z.infer<typeof clusterSchema>>, 
     problems.push(...targetProblems);
     if (targetProblems.length > 0) return undefined;
     try {
-      const spec = parseClusterSpec(applyOverrides(base.input, cluster.overrides), env);
+      // Overrides add no module or job, so what only the cluster form refuses was checked with the base spec.
+      const spec = parseSpec(applyOverrides(base.input, cluster.overrides), { env });
       return { name: cluster.name, kubeconfig: cluster.kubeconfig, context: cluster.context, spec };
     } catch (error) {
       problems.push(...specProblems(error, path));

@@ -32,9 +32,9 @@ const PROMETHEUS = '/usr/bin/prometheus';
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /**
- * The service that fails, in a process of its own: in jest's worker a pause of the worker (a collection of its
- * heap, the rest of the suite on two cores) held one answer past the probe's 0.9 s once, which made a failure the
- * test did not cause. Its stdin takes `fail` and `ok`; it answers each with a line once switched.
+ * The service that fails, in a process of its own: in jest's worker, once, a probe timed out waiting for its
+ * answer before the test made it fail (likely a pause of the worker: a collection of its heap, the rest of the
+ * suite on two cores), which made a failure the test did not cause. Its stdin takes `fail` and `ok`; it answers each with a line once switched.
  */
 const FAILING_SERVICE = `
 const server = require('node:http').createServer((_request, response) => response.writeHead(failing ? 503 : 200).end(failing ? 'down' : 'ok'));
