@@ -28,7 +28,7 @@ import { ROLE_PRESET_NAMES, type RolePreset } from 'probekit/search';
 /** The configuration namespace: the project name of Pulumi.yaml. */
 export const CONFIG_NAMESPACE = 'probekit';
 
-/** The stack's configuration keys; their names are a contract (README, Pulumi.dev.yaml). */
+/** The stack's configuration keys; their names are a contract (docs/pulumi.md, Pulumi.dev.yaml). */
 export const CONFIG_KEYS = {
   spec: 'spec',
   clusters: 'clusters',

@@ -73,7 +73,7 @@ export interface HostFilesOptions {
 /**
  * Every file of the host form. The spec's `searchEngine` section is not used here: the host form installs the
  * exporter, while the assistant's skills server runs where the assistant runs and takes the engine's URL and token
- * from its own environment (README, Single machine).
+ * from its own environment (docs/host.md).
  */
 export function renderHostFiles(spec: Spec, options: HostFilesOptions = {}): HostFile[] {
   const vendor = options.vendor ?? DEFAULT_VENDOR;

@@ -39,7 +39,7 @@ export function rolePreset(role: RolePreset, indices: readonly string[] = LOG_IN
 export const ROLE_PRESETS: Readonly<Record<RolePreset, Record<string, RoleDescriptor>>> = { 'all-access': rolePreset('all-access'), 'read-only': rolePreset('read-only') };
 export const ROLE_PRESET_NAMES = Object.keys(ROLE_PRESETS) as RolePreset[];
 
-/** Least privilege by default: the assistant only reads, and only logs; see the README for why. */
+/** Least privilege by default: the assistant only reads, and only logs; docs/assistant.md says why. */
 export const DEFAULT_ROLE_PRESET: RolePreset = 'read-only';
 
 /** A key expires unless told otherwise, so that a leaked token stops working; `never` keeps it until it is invalidated. */

@@ -108,7 +108,7 @@ function readCa(tls: SearchEngineTls | undefined): string | undefined {
 /** The major of Elasticsearch's REST API the official client (@elastic/elasticsearch 9) is written for. */
 export const CLIENT_API_MAJOR = 9;
 
-/** The Elasticsearch versions probekit supports, as the README and messages name them. */
+/** The Elasticsearch versions probekit supports, as the docs and messages name them. */
 export const SUPPORTED_VERSIONS = '7.17, 8.x and 9.x';
 
 export interface EngineVersion {

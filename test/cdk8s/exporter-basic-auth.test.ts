@@ -25,7 +25,7 @@ import { problemsOf } from '../support/problems';
 import { eventually, PROMETHEUS, startPrometheus, type RunningPrometheus } from '../support/prometheus';
 
 const PASSWORD = 'agent password 7f3a';
-/** Cost 4, the least bcrypt takes, so the test is quick; the README asks for 10 or more. */
+/** Cost 4, the least bcrypt takes, so the test is quick; docs/spec.md asks for 10 or more. */
 const HASH = bcrypt.hashSync(PASSWORD, 4);
 const serverName = 'blackbox-exporter.monitoring.svc';
 
@@ -82,7 +82,7 @@ describe('the exporter asking for a password', () => {
     expect(await operatorSchemaProblems([probe, monitor])).toEqual([undefined, undefined]);
   });
 
-  it('works without TLS too (the password then crosses the network in clear, as the README warns)', () => {
+  it('works without TLS too (the password then crosses the network in clear, as docs/security.md warns)', () => {
     const plain = synth({ basicAuth });
     const [plainContainer] = find(plain.manifests, 'Deployment').spec.template.spec.containers;
     expect(plainContainer.args).toContain('--web.config.file=/etc/probekit/web/web.yml');

@@ -1,5 +1,5 @@
 /**
- * `probekit` as users meet it: help for every command and subcommand, the version, the exit codes the README
+ * `probekit` as users meet it: help for every command and subcommand, the version, the exit codes docs/cli.md
  * documents (0 done, 1 failed, 2 a mistake in the command line), and mistakes answered with what was meant.
  */
 import { version } from '../../package.json';

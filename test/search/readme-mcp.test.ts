@@ -1,5 +1,5 @@
 /**
- * The README's MCP set-up runs as written: its JSON client configurations are read from the README itself, the
+ * docs/assistant.md's MCP set-up runs as written: its JSON client configurations are read from that page itself, the
  * server is started as they (and the shell lines beside them) say, with only the placeholders filled in (the
  * engine's URL and token, the bearer token, a free port for 8080), and the SDK's own MCP client lists the tools
  * through them and calls one. `probekit` on the PATH is the repository's command run from source, standing in for
@@ -25,8 +25,8 @@ import { describeWithBinaries } from '../support/integration';
 import { ECS_INDEX, LOG_CLUSTER, LOG_USERS } from './fixtures/logs';
 
 const ROOT = join(__dirname, '..', '..');
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const SECTION = README.slice(README.indexOf('### MCP set-up'), README.indexOf('### Custom skills'));
+const PAGE = readFileSync(join(ROOT, 'docs', 'assistant.md'), 'utf8');
+const SECTION = PAGE.slice(PAGE.indexOf('## MCP set-up'), PAGE.indexOf('## Custom skills'));
 const blocks = (language: string) => [...SECTION.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((match) => match[1]!);
 
 interface StdioServer {
@@ -40,7 +40,7 @@ interface HttpServer {
   headers: Record<string, string>;
 }
 
-describeWithBinaries([OPENSSL])("the README's MCP set-up, as written", () => {
+describeWithBinaries([OPENSSL])("docs/assistant.md's MCP set-up, as written", () => {
   const [stdioJson, httpJson] = blocks('json').map((text) => (JSON.parse(text) as { mcpServers: { probekit: unknown } }).mcpServers.probekit);
   const dir = mkdtempSync(join(tmpdir(), 'probekit-readme-mcp-'));
   let es: ContractElasticsearch;
@@ -65,7 +65,7 @@ describeWithBinaries([OPENSSL])("the README's MCP set-up, as written", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** The README's placeholders, filled in for this test's engine. */
+  /** The page's placeholders, filled in for this test's engine. */
   const fill = (text: string) => text.replace('https://elasticsearch.example:9200', es.url).replace('<encoded>', token);
 
   async function listsAndCalls(client: Client): Promise<void> {
@@ -87,7 +87,7 @@ describeWithBinaries([OPENSSL])("the README's MCP set-up, as written", () => {
   it('stdio: the client starts the command with the arguments and environment of the configuration', async () => {
     const server = stdioJson as StdioServer;
     const env = Object.fromEntries(Object.entries(server.env).map(([name, value]) => [name, fill(value)]));
-    // The README's advice for a private CA, which this engine has.
+    // The page's advice for a private CA, which this engine has.
     const transport = new StdioClientTransport({ command: server.command, args: server.args, env: { ...env, NODE_EXTRA_CA_CERTS: caFile, PATH: path }, stderr: 'pipe' });
     let stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -150,7 +150,7 @@ describe('config files blackbox_exporter reads', () => {
     }
   };
 
-  it.each(UPSTREAM_CONFIGS.map((config) => [config.name, config] as const))('%s: as upstream, or as the README says', (_name, config) => {
+  it.each(UPSTREAM_CONFIGS.map((config) => [config.name, config] as const))('%s: as upstream, or as docs/differences.md says', (_name, config) => {
     expect(outcome(config.text)).toBe(config.ours?.does ?? config.upstream);
   });
 

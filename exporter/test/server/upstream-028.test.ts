@@ -187,7 +187,7 @@ async function healthy(url: string, started: StartedExporter): Promise<void> {
 }
 
 describe('a blackbox_exporter 0.28 deployment', () => {
-  it('passes --config.check, in the space-separated form the README shows', async () => {
+  it('passes --config.check, in the space-separated form docs/exporter.md shows', async () => {
     const check = start(['--config.file', join(dir, 'blackbox.yml'), '--config.check']);
     const [code] = (await once(check.child, 'exit')) as [number];
     expect({ code, stderr: check.stderr() }).toEqual({ code: 0, stderr: expect.any(String) });

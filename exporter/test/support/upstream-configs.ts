@@ -8,7 +8,7 @@ export interface UpstreamConfig {
   readonly text: string | Buffer;
   /** What upstream (0.23 and 0.28 alike) does with the file. */
   readonly upstream: 'loads' | 'refuses';
-  /** Where ours differs on purpose: what it does, and why (the README lists these). */
+  /** Where ours differs on purpose: what it does, and why (docs/differences.md lists these). */
   readonly ours?: { readonly does: 'loads' | 'refuses'; readonly why: string };
 }
 
