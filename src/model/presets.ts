@@ -69,3 +69,21 @@ export function httpPost2xx(options: HttpPost2xxOptions): SpecModule {
 }
 
 export const presets = { http2xx, http2xxWithHeader, httpPost2xx };
+
+/** `preset: http_2xx` in the spec: GET, expecting a 2xx answer. */
+export interface Http2xxPreset {
+  readonly preset: 'http_2xx';
+}
+
+/** `preset: http_2xx_with_header` in the spec, with its parameters. */
+export interface Http2xxWithHeaderPreset extends Http2xxWithHeaderOptions {
+  readonly preset: 'http_2xx_with_header';
+}
+
+/** `preset: http_post_2xx` in the spec, with its parameters. */
+export interface HttpPost2xxPreset extends HttpPost2xxOptions {
+  readonly preset: 'http_post_2xx';
+}
+
+/** A module of the spec written as a preset and its parameters; the preset fixes every other field. */
+export type PresetModule = Http2xxPreset | Http2xxWithHeaderPreset | HttpPost2xxPreset;

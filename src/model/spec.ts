@@ -1,12 +1,12 @@
 /**
  * The spec: one description of what to monitor. The same object is written as TypeScript or as YAML; the
- * field names are a contract that other tools read. Every default lives in DEFAULTS below.
+ * field names are a contract that other tools read. Every default lives in DEFAULTS below. The types here are
+ * written by hand, for readable hovers and declarations without zod; ./schema.ts checks values at run time, and
+ * test/model/spec-types.test.ts keeps each input type equal to its schema's input.
  */
-import { isIP } from 'node:net';
-import { z } from 'zod';
 import { EXPORTER_IMAGE, EXPORTER_PORT, type ModuleInput } from '@probekit/exporter';
-import { secretRefSchema, type SecretRef } from './secret-ref';
-import type { PresetName } from './presets';
+import type { SecretRef } from './secret-ref';
+import type { PresetModule } from './presets';
 
 export const DEFAULTS = {
   namespace: 'monitoring',
@@ -72,85 +72,6 @@ export const DEFAULTS = {
   },
 } as const;
 
-const quantity = z.union([z.string().regex(/^[0-9]+(\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti)?$/, 'must be a Kubernetes quantity such as 100m or 128Mi'), z.number()]);
-const resourceAmounts = z.strictObject({ cpu: quantity.optional(), memory: quantity.optional() });
-
-const exporterSchema = z.strictObject({
-  image: z.string().min(1).optional(),
-  replicas: z.number().int().min(1).optional(),
-  resources: z.strictObject({ requests: resourceAmounts.optional(), limits: resourceAmounts.optional() }).optional(),
-  autoscaling: z
-    .strictObject({
-      minReplicas: z.number().int().min(1).optional(),
-      maxReplicas: z.number().int().min(1),
-      cpuUtilization: z.number().int().min(1).max(1000).optional(),
-    })
-    .optional(),
-  serviceName: z
-    .string()
-    .regex(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a DNS-1035 label: lower case letters, digits and -, starting with a letter')
-    .optional(),
-  externalUrl: z.url({ protocol: /^https?$/, error: 'must be an http or https URL, for example http://localhost:9115' }).optional(),
-  networkPolicy: z
-    .strictObject({
-      agentPods: z.strictObject({
-        namespace: z.string().min(1).optional(),
-        labels: z
-          .record(z.string(), z.string())
-          .refine((labels) => Object.keys(labels).length > 0, { message: "must name at least one label of the agent's pods, for example app.kubernetes.io/name: alloy" }),
-      }),
-      egress: z.array(z.string().refine(isCidr, { message: 'must be a CIDR range such as 10.0.0.0/8 or 2001:db8::/32' })).optional(),
-    })
-    .optional(),
-  podDisruptionBudget: z.boolean().optional(),
-  allowedTargets: z
-    .strictObject({
-      hosts: z.array(z.string()).optional(),
-      networks: z.array(z.string()).optional(),
-      denySelfAndMetadata: z.boolean().optional(),
-    })
-    .optional(),
-  tls: z
-    .strictObject({
-      secretName: z.string().min(1),
-      agentSecretName: z.string().min(1).optional(),
-    })
-    .optional(),
-  basicAuth: z
-    .strictObject({
-      username: z.string().regex(/^[^:\s]+$/, 'must be a user name without colons or spaces, for example prometheus'),
-      passwordHash: z
-        .string()
-        .regex(
-          /^\$2[aby]?\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}$/,
-          'must be a bcrypt hash (60 characters starting with $2y$, $2b$ or $2a$), for example the output of: htpasswd -nbBC 10 "" PASSWORD | tr -d \':\\n\'',
-        ),
-      secretName: z.string().min(1),
-    })
-    .optional(),
-});
-
-/** `10.0.0.0/8`, `2001:db8::/32`: an IP address and a prefix length its family allows. */
-function isCidr(text: string): boolean {
-  const match = /^([^/]+)\/(\d{1,3})$/.exec(text);
-  const family = match ? isIP(match[1]) : 0;
-  return family !== 0 && Number(match![2]) <= (family === 4 ? 32 : 128);
-}
-
-/** Each preset with its parameters; a module that names a preset is checked against its schema alone. */
-export const presetSchemas = {
-  http_2xx: z.strictObject({ preset: z.literal('http_2xx') }),
-  http_2xx_with_header: z.strictObject({
-    preset: z.literal('http_2xx_with_header'),
-    accessToken: secretRefSchema,
-    acceptLanguage: z.string().optional(),
-  }),
-  http_post_2xx: z.strictObject({ preset: z.literal('http_post_2xx'), body: z.string() }),
-} satisfies Record<PresetName, z.ZodObject>;
-
-const presetSchema = z.discriminatedUnion('preset', [presetSchemas.http_2xx, presetSchemas.http_2xx_with_header, presetSchemas.http_post_2xx]);
-export type PresetModule = z.infer<typeof presetSchema>;
-
 type ExporterHttp = NonNullable<ModuleInput['http']>;
 
 /**
@@ -168,15 +89,6 @@ export type SpecModule = Omit<ModuleInput, 'http'> & {
 };
 
 /**
- * A module entry as the spec's type sees it. validate.ts checks each entry on its own: a preset against its
- * parameters, anything else against the exporter's module schema, with secret headers set aside.
- */
-const moduleEntrySchema = z.union([presetSchema, z.record(z.string(), z.unknown())]);
-
-/** The names modules may have: any text but the empty one (a job names its module by it). */
-export const moduleNameSchema = z.string().min(1);
-
-/**
  * The label probekit puts on every target with its job's module (`static_configs[].labels.module`), so that the
  * dashboard can filter by module and link each target to the exporter's debug output for it.
  */
@@ -191,105 +103,173 @@ export function kubernetesObjectName(name: string): string {
   return (cleaned === '' ? 'job' : cleaned).slice(0, 253);
 }
 
-const labelName = z
-  .string()
-  .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a Prometheus label name: letters, digits and _, not starting with a digit')
-  .refine((name) => !name.startsWith('__'), {
-    message: 'must not start with __, which Prometheus reserves for itself',
-  });
+/** A Kubernetes quantity: `100m`, `0.5`, `128Mi`, or a number. */
+export type Quantity = string | number;
 
-/** An alert's thresholds; each is optional, the spec's `alerts.thresholds` and then DEFAULTS fill the rest. */
-export const thresholdsSchema = z.strictObject({
-  downFor: z.string().optional(),
-  slowerThan: z.string().optional(),
-  slowFor: z.string().optional(),
-  certificateWarningDays: z.number().positive().optional(),
-  certificateCriticalDays: z.number().positive().optional(),
-});
-
-/** An availability objective in percent of successful probes over 30 days, such as 99.9. */
-const sloSchema = z.number().refine((percent) => percent > 0 && percent < 100, {
-  message: 'must be more than 0 and less than 100: the percent of probes that succeed, such as 99.9 (100 would leave no error budget to alert on)',
-});
-
-export const jobSchema = z.strictObject({
-  name: z.string().min(1).optional(),
-  module: z.string().min(1),
-  targets: z.array(z.string()),
-  scrapeInterval: z.string().optional(),
-  scrapeTimeout: z.string().optional(),
-  labels: z.record(labelName, z.string()).optional(),
-  alerts: thresholdsSchema.optional(),
-  slo: sloSchema.optional(),
-});
-
-const agentSchema = z.strictObject({
-  chartKey: z.string().min(1).optional(),
-  exporterKey: z.string().min(1).optional(),
-  enableExporter: z.boolean().optional(),
-  scrapeJobs: z.boolean().optional(),
-});
-
-/** Kubernetes label values: at most 63 characters, alphanumerics and -_. inside. */
-const kubernetesLabels = z.record(
-  z
-    .string()
-    .regex(
-      /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/,
-      'must be a Kubernetes label name such as grafana_dashboard or app.kubernetes.io/part-of',
-    ),
-  z.string().regex(/^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/, 'must be a Kubernetes label value: at most 63 letters, digits, -, _ or ., starting and ending with a letter or digit'),
-);
-
-const dashboardSchema = z.strictObject({
-  enabled: z.boolean().optional(),
-  title: z.string().min(1).optional(),
-  uid: z
-    .string()
-    .regex(/^[-_a-zA-Z0-9]{1,40}$/, "must be Grafana's uid: 1 to 40 letters, digits, - or _")
-    .optional(),
-  labels: kubernetesLabels.optional(),
-});
-
-const alertsSchema = z.strictObject({
-  enabled: z.boolean().optional(),
-  thresholds: thresholdsSchema.optional(),
-});
-
-const operatorSchema = z.strictObject({
-  probes: z.boolean().optional(),
-  rules: z.boolean().optional(),
-  labels: kubernetesLabels.optional(),
-});
-
-const searchEngineSchema = z.strictObject({
-  url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }),
-  apiToken: secretRefSchema,
-  secretName: z.string().min(1).optional(),
-});
-
-export const specSchema = z.strictObject({
-  namespace: z
-    .string()
-    .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a DNS-1123 label: lower case letters, digits and -')
-    .optional(),
-  exporter: exporterSchema.optional(),
-  modules: z.record(moduleNameSchema, moduleEntrySchema).optional(),
-  jobs: z.array(jobSchema),
-  agent: agentSchema.optional(),
-  searchEngine: searchEngineSchema.optional(),
-  dashboard: dashboardSchema.optional(),
-  alerts: alertsSchema.optional(),
-  operator: operatorSchema.optional(),
-});
-
-type RawSpecInput = z.input<typeof specSchema>;
+/** CPU and memory, each a Kubernetes quantity. */
+export interface ResourceAmounts {
+  readonly cpu?: Quantity;
+  readonly memory?: Quantity;
+}
 
 /** The spec as a user writes it (TypeScript object or YAML file). */
-export interface SpecInput extends Omit<RawSpecInput, 'modules'> {
-  readonly modules?: Record<string, SpecModule | PresetModule>;
+export interface SpecInput {
+  /** Namespace of every object (a DNS-1123 label). @default monitoring */
+  readonly namespace?: string;
+  /** The exporter's Deployment, Service and access settings. @default - one replica of the default image */
+  readonly exporter?: ExporterInput;
+  /**
+   * Modules by name: a preset (`{ preset: http_2xx }`) or blackbox_exporter's module fields, whose secret
+   * fields may be secret references. @default - none
+   */
+  readonly modules?: Readonly<Record<string, ModuleEntry>>;
+  /** The scrape jobs: each probes its targets with one module. */
+  readonly jobs: readonly JobInput[];
+  /** How the agent chart's values are laid out. @default - chart key agent, the exporter section enabled */
+  readonly agent?: AgentInput;
+  /** The search engine the assistant reads probe logs from; a Secret with its URL and token is made. @default - none */
+  readonly searchEngine?: SearchEngineInput;
+  /** The endpoints dashboard. @default - made, titled Endpoints */
+  readonly dashboard?: DashboardInput;
+  /** The alert rules and their thresholds. @default - made, with DEFAULTS.alerts.thresholds */
+  readonly alerts?: AlertsInput;
+  /** Prometheus Operator objects (Probes, ServiceMonitor, PrometheusRule). @default - none */
+  readonly operator?: OperatorInput;
 }
-export type JobInput = z.input<typeof jobSchema>;
+
+/** A module entry of the spec: a preset with its parameters, or a module in blackbox_exporter's format. */
+export type ModuleEntry = SpecModule | PresetModule;
+
+/** The exporter as the spec describes it; every field is optional. */
+export interface ExporterInput {
+  /** The exporter image. @default the image built from exporter/, tagged with this package's version */
+  readonly image?: string;
+  /** The fixed number of replicas; with `autoscaling`, its minimum unless that names its own. @default 1 */
+  readonly replicas?: number;
+  /** Requests and limits; each amount left out keeps its default. @default requests 50m CPU and 128Mi, limits 500m and 256Mi */
+  readonly resources?: { readonly requests?: ResourceAmounts; readonly limits?: ResourceAmounts };
+  /** A HorizontalPodAutoscaler on CPU use. @default - none: `replicas` replicas */
+  readonly autoscaling?: AutoscalingInput;
+  /** Name of the Service and Deployment (a DNS-1035 label), the host part of the exporter's address. @default blackbox-exporter */
+  readonly serviceName?: string;
+  /** Where a browser reaches the exporter: the base of the debug links. @default http://localhost:9115 */
+  readonly externalUrl?: string;
+  /** A NetworkPolicy admitting only the agent's pods. @default - none */
+  readonly networkPolicy?: NetworkPolicySettings;
+  /** A PodDisruptionBudget when replicas > 1. @default true */
+  readonly podDisruptionBudget?: boolean;
+  /** What every module's probes may reach. @default - every target the jobs name */
+  readonly allowedTargets?: AllowedTargetsInput;
+  /** Serve https with a `kubernetes.io/tls` Secret's certificate. @default - plain http */
+  readonly tls?: ExporterTls;
+  /** Ask every caller for a password. @default - no password */
+  readonly basicAuth?: ExporterBasicAuth;
+}
+
+/** A HorizontalPodAutoscaler on the exporter's CPU use, as the spec writes it. */
+export interface AutoscalingInput {
+  /** @default exporter.replicas, else 1 */
+  readonly minReplicas?: number;
+  readonly maxReplicas: number;
+  /** Average CPU use, in percent of the CPU request, above which replicas are added. @default 80 */
+  readonly cpuUtilization?: number;
+}
+
+/** The exporter-wide allow-list as the spec writes it. */
+export interface AllowedTargetsInput {
+  /** Host patterns the target's host must match: `example.org`, `*.example.org`, an IP address, `*`. @default - any host */
+  readonly hosts?: readonly string[];
+  /** CIDR ranges (or single addresses) every address probed must lie in. @default - any address */
+  readonly networks?: readonly string[];
+  /** Refuse the exporter's own listener and link-local / cloud metadata addresses. @default false */
+  readonly denySelfAndMetadata?: boolean;
+}
+
+/** One scrape job: a module and the endpoints it probes. */
+export interface JobInput {
+  /** The Prometheus job name, unique in the spec. @default blackbox-exporter */
+  readonly name?: string;
+  /** The name of the module (under modules) that probes the targets. */
+  readonly module: string;
+  /** The endpoints to probe, written out in full as the module's prober takes them (`https://example.com`, `example.com:443`). */
+  readonly targets: readonly string[];
+  /** A Prometheus duration. @default 30s */
+  readonly scrapeInterval?: string;
+  /** A Prometheus duration, at most the interval. @default 30s, or the interval when that is shorter */
+  readonly scrapeTimeout?: string;
+  /** Labels on every target's series (Prometheus label names; `module` is probekit's own). @default - none */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** This job's alert thresholds; each left out comes from the spec's alerts.thresholds. @default - the spec's */
+  readonly alerts?: AlertThresholdsInput;
+  /** The availability objective in percent over 30 days (such as 99.9); with one, the job gets error-budget alerts. @default - none */
+  readonly slo?: number;
+}
+
+/** When an endpoint's alerts fire, as the spec writes it; each field left out keeps its default. */
+export interface AlertThresholdsInput {
+  /** How long a target fails before EndpointDown fires (a Prometheus duration). @default 5m */
+  readonly downFor?: string;
+  /** A probe taking longer than this is slow. @default 1s */
+  readonly slowerThan?: string;
+  /** How long every probe must be slow before EndpointSlow fires. @default 10m */
+  readonly slowFor?: string;
+  /** Fewer days than this until the certificate expires: a warning. @default 21 */
+  readonly certificateWarningDays?: number;
+  /** Fewer days than this: critical. @default 7 */
+  readonly certificateCriticalDays?: number;
+}
+
+/** The agent chart's values: where the scrape jobs go. */
+export interface AgentInput {
+  /** Key of the agent's section in the chart's values. @default agent */
+  readonly chartKey?: string;
+  /** Key of the chart's exporter section. @default blackbox-exporter */
+  readonly exporterKey?: string;
+  /** Whether the exporter section gets `enabled: true`. @default true */
+  readonly enableExporter?: boolean;
+  /** Whether the values carry the scrape jobs; false when Probe objects (operator) replace them. @default true */
+  readonly scrapeJobs?: boolean;
+}
+
+/** The search engine the assistant reads probe logs from. */
+export interface SearchEngineInput {
+  /** The engine's http or https URL. */
+  readonly url: string;
+  /** The API token, as a secret reference. */
+  readonly apiToken: SecretRef;
+  /** Name of the Secret holding URL and token. @default search-engine */
+  readonly secretName?: string;
+}
+
+/** The endpoints dashboard, as the spec writes it. */
+export interface DashboardInput {
+  /** @default true */
+  readonly enabled?: boolean;
+  /** @default Endpoints */
+  readonly title?: string;
+  /** Grafana's uid: 1 to 40 letters, digits, - or _. @default probekit-endpoints */
+  readonly uid?: string;
+  /** Labels of the dashboard's ConfigMap, by which Grafana's sidecar finds it. @default { grafana_dashboard: '1' } */
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/** The alert rules, as the spec writes them. */
+export interface AlertsInput {
+  /** @default true */
+  readonly enabled?: boolean;
+  /** The thresholds of jobs that set none of their own. @default DEFAULTS.alerts.thresholds */
+  readonly thresholds?: AlertThresholdsInput;
+}
+
+/** Prometheus Operator objects, as the spec writes them. */
+export interface OperatorInput {
+  /** One Probe per job, and a ServiceMonitor for the exporter's own metrics. @default true */
+  readonly probes?: boolean;
+  /** The alert rules as a PrometheusRule. @default true */
+  readonly rules?: boolean;
+  /** Labels on every Operator object, for the Prometheus resource's selectors. @default - none */
+  readonly labels?: Readonly<Record<string, string>>;
+}
 
 /** A HorizontalPodAutoscaler on the exporter's CPU use; every field filled in. */
 export interface ExporterAutoscaling {

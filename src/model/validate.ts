@@ -20,25 +20,12 @@ import {
   type Problem,
   type ProberName,
 } from '@probekit/exporter';
-import { http2xx, http2xxWithHeader, httpPost2xx, PRESET_NAMES, type PresetName } from './presets';
+import { http2xx, http2xxWithHeader, httpPost2xx, PRESET_NAMES, type PresetModule, type PresetName } from './presets';
 import { kindOfValue, valueFreeSchemaProblems, withRequiredHints } from './problems';
 import { readEnvSecret, secretRefSchema, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
 import { moduleSecrets, moduleWithSecretFiles, secretCandidateFields, secretFieldProblems, withoutSecrets } from './secret-fields';
-import {
-  DEFAULTS,
-  jobSchema,
-  kubernetesObjectName,
-  MODULE_LABEL,
-  moduleNameSchema,
-  presetSchemas,
-  specSchema,
-  type AlertThresholds,
-  type Job,
-  type PresetModule,
-  type Spec,
-  type SpecInput,
-  type SpecModule,
-} from './spec';
+import { jobSchema, moduleNameSchema, presetSchemas, specSchema } from './schema';
+import { DEFAULTS, kubernetesObjectName, MODULE_LABEL, type AlertThresholds, type Job, type Spec, type SpecInput, type SpecModule } from './spec';
 
 /** A spec that cannot be used: every problem found, each printed with the spec's source before it. */
 export class SpecError extends ProblemsError {

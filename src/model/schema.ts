@@ -1,0 +1,188 @@
+/**
+ * The spec's schemas: the runtime truth of what a spec may hold, and the words of each field's problem. Internal:
+ * the public types are written by hand in ./spec.ts (readable, and free of zod for the user's compiler), and
+ * test/model/spec-types.test.ts fails to compile when a type and its schema's input drift apart.
+ */
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { secretRefSchema } from './secret-ref';
+import type { PresetName } from './presets';
+
+const quantity = z.union([z.string().regex(/^[0-9]+(\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti)?$/, 'must be a Kubernetes quantity such as 100m or 128Mi'), z.number()]);
+const resourceAmounts = z.strictObject({ cpu: quantity.optional(), memory: quantity.optional() });
+
+export const exporterSchema = z.strictObject({
+  image: z.string().min(1).optional(),
+  replicas: z.number().int().min(1).optional(),
+  resources: z.strictObject({ requests: resourceAmounts.optional(), limits: resourceAmounts.optional() }).optional(),
+  autoscaling: z
+    .strictObject({
+      minReplicas: z.number().int().min(1).optional(),
+      maxReplicas: z.number().int().min(1),
+      cpuUtilization: z.number().int().min(1).max(1000).optional(),
+    })
+    .optional(),
+  serviceName: z
+    .string()
+    .regex(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a DNS-1035 label: lower case letters, digits and -, starting with a letter')
+    .optional(),
+  externalUrl: z.url({ protocol: /^https?$/, error: 'must be an http or https URL, for example http://localhost:9115' }).optional(),
+  networkPolicy: z
+    .strictObject({
+      agentPods: z.strictObject({
+        namespace: z.string().min(1).optional(),
+        labels: z
+          .record(z.string(), z.string())
+          .refine((labels) => Object.keys(labels).length > 0, { message: "must name at least one label of the agent's pods, for example app.kubernetes.io/name: alloy" }),
+      }),
+      egress: z.array(z.string().refine(isCidr, { message: 'must be a CIDR range such as 10.0.0.0/8 or 2001:db8::/32' })).optional(),
+    })
+    .optional(),
+  podDisruptionBudget: z.boolean().optional(),
+  allowedTargets: z
+    .strictObject({
+      hosts: z.array(z.string()).optional(),
+      networks: z.array(z.string()).optional(),
+      denySelfAndMetadata: z.boolean().optional(),
+    })
+    .optional(),
+  tls: z
+    .strictObject({
+      secretName: z.string().min(1),
+      agentSecretName: z.string().min(1).optional(),
+    })
+    .optional(),
+  basicAuth: z
+    .strictObject({
+      username: z.string().regex(/^[^:\s]+$/, 'must be a user name without colons or spaces, for example prometheus'),
+      passwordHash: z
+        .string()
+        .regex(
+          /^\$2[aby]?\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}$/,
+          'must be a bcrypt hash (60 characters starting with $2y$, $2b$ or $2a$), for example the output of: htpasswd -nbBC 10 "" PASSWORD | tr -d \':\\n\'',
+        ),
+      secretName: z.string().min(1),
+    })
+    .optional(),
+});
+
+/** `10.0.0.0/8`, `2001:db8::/32`: an IP address and a prefix length its family allows. */
+function isCidr(text: string): boolean {
+  const match = /^([^/]+)\/(\d{1,3})$/.exec(text);
+  const family = match ? isIP(match[1]) : 0;
+  return family !== 0 && Number(match![2]) <= (family === 4 ? 32 : 128);
+}
+
+/** Each preset with its parameters; a module that names a preset is checked against its schema alone. */
+export const presetSchemas = {
+  http_2xx: z.strictObject({ preset: z.literal('http_2xx') }),
+  http_2xx_with_header: z.strictObject({
+    preset: z.literal('http_2xx_with_header'),
+    accessToken: secretRefSchema,
+    acceptLanguage: z.string().optional(),
+  }),
+  http_post_2xx: z.strictObject({ preset: z.literal('http_post_2xx'), body: z.string() }),
+} satisfies Record<PresetName, z.ZodObject>;
+
+const presetSchema = z.discriminatedUnion('preset', [presetSchemas.http_2xx, presetSchemas.http_2xx_with_header, presetSchemas.http_post_2xx]);
+
+/**
+ * A module entry as the spec's type sees it. validate.ts checks each entry on its own: a preset against its
+ * parameters, anything else against the exporter's module schema, with secret headers set aside.
+ */
+const moduleEntrySchema = z.union([presetSchema, z.record(z.string(), z.unknown())]);
+
+/** The names modules may have: any text but the empty one (a job names its module by it). */
+export const moduleNameSchema = z.string().min(1);
+
+const labelName = z
+  .string()
+  .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a Prometheus label name: letters, digits and _, not starting with a digit')
+  .refine((name) => !name.startsWith('__'), {
+    message: 'must not start with __, which Prometheus reserves for itself',
+  });
+
+/** An alert's thresholds; each is optional, the spec's `alerts.thresholds` and then DEFAULTS fill the rest. */
+export const thresholdsSchema = z.strictObject({
+  downFor: z.string().optional(),
+  slowerThan: z.string().optional(),
+  slowFor: z.string().optional(),
+  certificateWarningDays: z.number().positive().optional(),
+  certificateCriticalDays: z.number().positive().optional(),
+});
+
+/** An availability objective in percent of successful probes over 30 days, such as 99.9. */
+const sloSchema = z.number().refine((percent) => percent > 0 && percent < 100, {
+  message: 'must be more than 0 and less than 100: the percent of probes that succeed, such as 99.9 (100 would leave no error budget to alert on)',
+});
+
+export const jobSchema = z.strictObject({
+  name: z.string().min(1).optional(),
+  module: z.string().min(1),
+  targets: z.array(z.string()),
+  scrapeInterval: z.string().optional(),
+  scrapeTimeout: z.string().optional(),
+  labels: z.record(labelName, z.string()).optional(),
+  alerts: thresholdsSchema.optional(),
+  slo: sloSchema.optional(),
+});
+
+const agentSchema = z.strictObject({
+  chartKey: z.string().min(1).optional(),
+  exporterKey: z.string().min(1).optional(),
+  enableExporter: z.boolean().optional(),
+  scrapeJobs: z.boolean().optional(),
+});
+
+/** Kubernetes label values: at most 63 characters, alphanumerics and -_. inside. */
+const kubernetesLabels = z.record(
+  z
+    .string()
+    .regex(
+      /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/,
+      'must be a Kubernetes label name such as grafana_dashboard or app.kubernetes.io/part-of',
+    ),
+  z.string().regex(/^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/, 'must be a Kubernetes label value: at most 63 letters, digits, -, _ or ., starting and ending with a letter or digit'),
+);
+
+const dashboardSchema = z.strictObject({
+  enabled: z.boolean().optional(),
+  title: z.string().min(1).optional(),
+  uid: z
+    .string()
+    .regex(/^[-_a-zA-Z0-9]{1,40}$/, "must be Grafana's uid: 1 to 40 letters, digits, - or _")
+    .optional(),
+  labels: kubernetesLabels.optional(),
+});
+
+const alertsSchema = z.strictObject({
+  enabled: z.boolean().optional(),
+  thresholds: thresholdsSchema.optional(),
+});
+
+const operatorSchema = z.strictObject({
+  probes: z.boolean().optional(),
+  rules: z.boolean().optional(),
+  labels: kubernetesLabels.optional(),
+});
+
+const searchEngineSchema = z.strictObject({
+  url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }),
+  apiToken: secretRefSchema,
+  secretName: z.string().min(1).optional(),
+});
+
+export const specSchema = z.strictObject({
+  namespace: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a DNS-1123 label: lower case letters, digits and -')
+    .optional(),
+  exporter: exporterSchema.optional(),
+  modules: z.record(moduleNameSchema, moduleEntrySchema).optional(),
+  jobs: z.array(jobSchema),
+  agent: agentSchema.optional(),
+  searchEngine: searchEngineSchema.optional(),
+  dashboard: dashboardSchema.optional(),
+  alerts: alertsSchema.optional(),
+  operator: operatorSchema.optional(),
+});
