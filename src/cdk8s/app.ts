@@ -1,49 +1,33 @@
 /**
- * The default app that `cdk8s synth` and `npm run synth` run: the spec file named by PROBEKIT_SPEC, or
- * the documented example. A bad spec stops synth with one line per problem, naming the field.
+ * The app `cdk8s synth` runs (cdk8s.yaml): `probekit synth` into the folder the cdk8s CLI names, with the spec of
+ * PROBEKIT_SPEC or the documented example. The files it writes are the command's; this only adapts to the CLI.
  */
 import { existsSync } from 'node:fs';
-import { documentedExample, loadSpecFile, parseSpec, ProblemsError } from '../model';
-import { ProbekitApp, ProbekitChart } from './probekit';
+import { resolve } from 'node:path';
+import { processIo } from '../cli/command';
+import { main } from '../cli/main';
 
 /**
- * The directory PROBEKIT_SPEC is relative to: the caller's. npm runs scripts in the package's root and says
- * where it was started in INIT_CWD, so `PROBEKIT_SPEC=mine.yaml npm run synth` reads mine.yaml from there.
+ * The cdk8s CLI removes its output folder, runs the app, and reports any non-zero exit with its own stack trace;
+ * it reports an app that leaves no output folder behind with one line of its own (`ERROR: synthesis failed, app
+ * expected to create "dist"`) and exit code 1. So under the CLI, recognised by an output folder that does not
+ * exist yet, a failed synth exits 0 having written nothing, and the user reads our problems and that one line.
+ * Run any other way (directly, or with `cdk8s synth --stdout`, whose folder exists already), it exits as the
+ * command does.
  */
-function callerDirectory(): string {
-  return process.env.INIT_CWD ?? process.cwd();
-}
+const outdir = resolve(process.env.CDK8S_OUTDIR || 'dist');
+const underCdk8sCli = process.env.CDK8S_OUTDIR !== undefined && !existsSync(outdir);
 
-/**
- * How the app says it failed, after printing its problems. The cdk8s CLI (`cdk8s synth`) removes its output
- * folder, runs the app, and reports any non-zero exit with its own stack trace; it reports an app that leaves
- * no output folder behind with one line of its own (`ERROR: synthesis failed, app expected to create "dist"`)
- * and exit code 1. So under the CLI, recognised by an output folder that does not exist yet, the app exits 0
- * having written nothing, and the user reads our problems and that one line. Run any other way (directly, or
- * with `cdk8s synth --stdout`, whose folder exists already), it exits 1.
- */
-function failureExitCode(): number {
-  const outdir = process.env.CDK8S_OUTDIR;
-  return outdir !== undefined && outdir !== '' && !existsSync(outdir) ? 0 : 1;
-}
-
-function main(): void {
-  const specFile = process.env.PROBEKIT_SPEC;
-  try {
-    const spec = specFile
-      ? loadSpecFile(specFile, { env: process.env, cwd: callerDirectory(), namedBy: `PROBEKIT_SPEC=${specFile}` })
-      : parseSpec(documentedExample, { source: 'documented example', env: process.env });
-    const app = new ProbekitApp();
-    new ProbekitChart(app, 'probekit', { spec, env: process.env });
-    app.synth();
-  } catch (error) {
-    if (error instanceof ProblemsError) {
-      // What only the cluster form refuses (a unix job) is found past parsing; it is named from the spec file as well.
-      process.stderr.write(`${error.namedAfter(specFile ?? 'documented example').message}\n`);
-      process.exit(failureExitCode());
-    }
-    throw error;
-  }
-}
-
-main();
+// npm runs scripts in the package's root and says where it was started in INIT_CWD, so that
+// `PROBEKIT_SPEC=mine.yaml npx cdk8s synth` in a package script reads mine.yaml from there. The cdk8s CLI prints
+// the files itself (and with --stdout, the manifests on stdout), so the command's list of files is left out.
+const io = { ...processIo(), cwd: process.env.INIT_CWD ?? process.cwd(), stdout: () => undefined };
+main(['synth', '--out', outdir], io).then(
+  (code) => {
+    process.exitCode = code !== 0 && underCdk8sCli ? 0 : code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

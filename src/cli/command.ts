@@ -115,6 +115,58 @@ export function readSecret(io: CliIo, what: string, envFlag: string, envName: st
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
+/**
+ * A flag as a command declares it, once: node's parsing fields (`type`, `short`, `multiple`, and a `default` the
+ * parser fills in) and what `--help` says of it, so that the help, the defaults and the parsing cannot disagree.
+ */
+export interface Flag {
+  readonly type: 'string' | 'boolean';
+  readonly short?: string;
+  readonly multiple?: boolean;
+  /** The value given when the flag is not: the parser fills it in and the help shows it. */
+  readonly default?: string;
+  /** The default in words, when no value stands for it: `the PROBEKIT_SPEC environment variable`. */
+  readonly defaultText?: string;
+  /** The value's name in the usage and the help: FILE, DIR, NAME. @default VALUE */
+  readonly value?: string;
+  /** What the flag gives, for `--help`; a missing required flag says it too. */
+  readonly help: string;
+  /** The command cannot run without it: the usage shows it without brackets, and parseFlags refuses a line without it. */
+  readonly required?: boolean;
+}
+
+export type Flags = Readonly<Record<string, Flag>>;
+
+function flagName(name: string, flag: Flag): string {
+  return `${flag.short === undefined ? '' : `-${flag.short}, `}--${name}${flag.type === 'string' ? ` ${flag.value ?? 'VALUE'}` : ''}`;
+}
+
+/** The usage line of a command from its flags: `probekit synth [--spec FILE] [--out DIR]`, a required one bare. */
+export function usageLine(command: string, flags: Flags): string {
+  const words = Object.entries(flags).map(([name, flag]) => {
+    const word = `--${name}${flag.type === 'string' ? ` ${flag.value ?? 'VALUE'}` : ''}`;
+    return flag.required ? word : `[${word}]${flag.multiple ? '...' : ''}`;
+  });
+  return [command, ...words].join(' ');
+}
+
+/**
+ * A command's `--help`, to pass to parseFlags: the usage line, what it does (`about`, a paragraph or more), each
+ * flag with what it gives and its default (read from the flags), and the exit codes.
+ */
+export function helpText(usage: string, flags: Flags, about: string, exitCodes?: string): string {
+  const rows = [...Object.entries(flags).map(([name, flag]) => [flagName(name, flag), flagDescription(flag)] as const), ['-h, --help', 'this help'] as const];
+  const width = Math.max(...rows.map(([name]) => name.length));
+  const table = rows.map(([name, text]) => `  ${name.padEnd(width)}  ${text}`).join('\n');
+  return [usage, about.trim(), table, ...(exitCodes === undefined ? [] : [`exit codes: ${exitCodes}`])].join('\n\n');
+}
+
+function flagDescription(flag: Flag): string {
+  const fallback = flag.default ?? flag.defaultText;
+  const notes = [flag.required ? 'required' : undefined, fallback === undefined ? undefined : `default: ${fallback}`, flag.multiple ? 'repeat for more' : undefined].filter(Boolean);
+  return notes.length === 0 ? flag.help : `${flag.help} (${notes.join('; ')})`;
+}
+
 /** The command a usage line is about: its words up to the first argument (`probekit search-engine check`). */
 function commandOf(usage: string): string {
   const words = usage.split(' ');
@@ -151,8 +203,8 @@ function flagMistake(error: Error & { code?: string }, options: OptionSpec, usag
 }
 
 /**
- * Strict flag parsing: `--help` and `-h` raise a HelpRequest for `usage`; an unknown or malformed flag is a
- * UsageError naming it and, for a typo, the flag meant.
+ * Strict flag parsing: `--help` and `-h` raise a HelpRequest for `usage` (the usage line, or a helpText); an unknown
+ * or malformed flag is a UsageError naming it and, for a typo, the flag meant, and so is a required flag not given.
  */
 export function parseFlags<T extends OptionSpec>(
   args: readonly string[],
@@ -170,6 +222,9 @@ export function parseFlags<T extends OptionSpec>(
     throw new UsageError(flagMistake(error as Error, options, usage));
   }
   if ((parsed.values as { help?: boolean }).help) throw new HelpRequest(`usage: ${usage}\n`);
+  for (const [name, option] of Object.entries(options) as Array<[string, Partial<Flag>]>) {
+    if (option.required) required((parsed.values as Record<string, string | undefined>)[name], name, option.help ?? `see ${commandOf(usage)} --help`);
+  }
   return parsed as unknown as ReturnType<typeof parseArgs<{ args: string[]; options: T; strict: true; allowPositionals: boolean }>>;
 }
 

@@ -9,15 +9,47 @@ import { dirname, join, resolve } from 'node:path';
 import { loadSpecFile, SpecFileError } from '../model';
 import { ProblemsError } from '@probekit/exporter';
 import { DEFAULT_VENDOR, hostPaths, removeHostJobs, renderHostFiles, type HostFile } from '../render/host-files';
-import { commandGroup, parseFlags, required, UsageError, type CliIo } from './command';
+import { commandGroup, helpText, parseFlags, usageLine, UsageError, type CliIo, type Flags } from './command';
+
+const VENDOR_FLAG = { type: 'string', value: 'NAME', default: DEFAULT_VENDOR, help: "the agent's folder under /etc: /etc/NAME/agent-config.yaml" } as const;
+const OUT_FLAG = { type: 'string', value: 'DIR', default: 'host', help: "the folder standing for the machine's root (DIR/etc/...); / writes in place" } as const;
+const FROM_FLAG = { type: 'string', value: 'DIR', defaultText: 'the --out folder', help: "where the agent file and the record of probekit's jobs are read from; install.sh gives /" } as const;
+
+const FLAGS = {
+  render: {
+    spec: { type: 'string', value: 'FILE', required: true, help: 'the spec to render the files from' },
+    vendor: VENDOR_FLAG,
+    out: OUT_FLAG,
+    from: FROM_FLAG,
+    'agent-config': { type: 'string', value: 'FILE', defaultText: 'FROM/etc/NAME/agent-config.yaml', help: "the agent's config file the jobs are added to" },
+  },
+  removeJobs: { vendor: VENDOR_FLAG, out: OUT_FLAG, from: FROM_FLAG },
+} as const satisfies Record<string, Flags>;
 
 const USAGE = {
-  render: 'probekit host render --spec FILE [--vendor NAME] [--out DIR] [--from DIR] [--agent-config FILE]',
-  removeJobs: 'probekit host remove-jobs [--vendor NAME] [--out DIR] [--from DIR]',
+  render: usageLine('probekit host render', FLAGS.render),
+  removeJobs: usageLine('probekit host remove-jobs', FLAGS.removeJobs),
 };
 
-function vendorFrom(value: string | undefined): string {
-  const vendor = value ?? DEFAULT_VENDOR;
+const HELP = {
+  render: helpText(
+    USAGE.render,
+    FLAGS.render,
+    `Writes the single-machine form of the spec under --out, as the machine's root holds it: the exporter's config
+and secret header files, its systemd unit, the agent's config with the spec's jobs, the record of which jobs are
+probekit's, and the dashboard and alert rules. The agent file already there is edited, not replaced: jobs of an
+earlier render that the spec no longer has are removed, jobs written by hand stay.`,
+    '0 written; 1 the spec refused; 2 a mistake in the command line (a spec file that cannot be read)',
+  ),
+  removeJobs: helpText(
+    USAGE.removeJobs,
+    FLAGS.removeJobs,
+    "Removes probekit's jobs from the agent file (those the record of an earlier render names), leaving the rest.",
+    '0 done; 1 an agent file that cannot be edited; 2 a mistake in the command line',
+  ),
+};
+
+function vendorFrom(vendor: string): string {
   if (!/^[a-z0-9][a-z0-9._-]*$/.test(vendor)) throw new UsageError(`--vendor ${vendor}: not a directory name; use lower case letters, digits, . _ -`);
   return vendor;
 }
@@ -47,10 +79,10 @@ function writeTree(io: CliIo, out: string, files: readonly HostFile[]): void {
 }
 
 async function render(args: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseFlags(args, { spec: { type: 'string' }, vendor: { type: 'string' }, out: { type: 'string' }, from: { type: 'string' }, 'agent-config': { type: 'string' } }, USAGE.render);
-  const specFile = required(values.spec, 'spec', 'the spec file, as for npm run synth');
+  const { values } = parseFlags(args, FLAGS.render, HELP.render);
+  const specFile = values.spec!;
   const vendor = vendorFrom(values.vendor);
-  const out = values.out ?? 'host';
+  const out = values.out;
   const paths = hostPaths(vendor);
   // The agent file and the record already on the machine (--from /), or in the output tree, are edited, not replaced.
   const from = values.from ?? out;
@@ -96,8 +128,8 @@ async function render(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function removeJobs(args: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseFlags(args, { vendor: { type: 'string' }, out: { type: 'string' }, from: { type: 'string' } }, USAGE.removeJobs);
-  const out = values.out ?? 'host';
+  const { values } = parseFlags(args, FLAGS.removeJobs, HELP.removeJobs);
+  const out = values.out;
   const vendor = vendorFrom(values.vendor);
   const paths = hostPaths(vendor);
   const from = values.from ?? out;

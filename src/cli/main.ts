@@ -11,13 +11,15 @@ import { assistantCommand } from './assistant';
 import { hostCommand } from './host';
 import { HelpRequest, processIo, UsageError, type CliIo, type Command } from './command';
 import { searchEngineCommand } from './search-engine';
+import { synthCommand } from './synth';
 import { testCommand } from './preflight';
 
 export const COMMANDS: Readonly<Record<string, Command>> = {
+  synth: synthCommand,
+  test: testCommand,
+  host: hostCommand,
   'search-engine': searchEngineCommand,
   assistant: assistantCommand,
-  host: hostCommand,
-  test: testCommand,
 };
 
 function usage(): string {

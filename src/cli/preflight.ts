@@ -7,29 +7,28 @@
 import { DURATION_HINT, parseDuration, probeTarget, ProblemsError, type ModuleInput, type Problem, type ProberName } from '@probekit/exporter';
 import { closestName, loadSpecFile, type Job, type Spec } from '../model';
 import { moduleWithSecretValues } from '../render/exporter-config';
-import { parseFlags, UsageError, type CliIo, type Command } from './command';
+import { helpText, parseFlags, usageLine, UsageError, type CliIo, type Command, type Flags } from './command';
 import { OUTPUT_FORMATS, probeDetails, progressBar, progressLine, reportText, summarize, type OutputFormat, type TargetResult } from './preflight-report';
 
 export const DEFAULT_CONCURRENCY = 16;
 
-const USAGE = 'probekit test [--spec FILE] [--job NAME]... [--target T]... [--concurrency N] [--timeout D] [--output table|json|junit]';
+const FLAGS = {
+  spec: { type: 'string', value: 'FILE', defaultText: 'the PROBEKIT_SPEC environment variable', help: 'the spec whose targets are probed' },
+  job: { type: 'string', value: 'NAME', multiple: true, defaultText: 'every job', help: 'only this job' },
+  target: { type: 'string', value: 'T', multiple: true, defaultText: 'every target of the jobs chosen', help: 'only this target' },
+  concurrency: { type: 'string', value: 'N', default: String(DEFAULT_CONCURRENCY), help: 'probes at once' },
+  timeout: { type: 'string', value: 'D', defaultText: "each job's scrapeTimeout", help: `the scrape timeout each probe runs under, ${DURATION_HINT}; a module's own shorter timeout still applies` },
+  output: { type: 'string', value: 'FORMAT', default: 'table', help: `${OUTPUT_FORMATS.join(', ')}, on stdout; progress goes to stderr` },
+} as const satisfies Flags;
 
-const HELP = `${USAGE}
-
-Probes every target of every job of the spec (or of the jobs named) from this machine, through the exporter's
+const HELP = helpText(
+  usageLine('probekit test', FLAGS),
+  FLAGS,
+  `Probes every target of every job of the spec (or of the jobs named) from this machine, through the exporter's
 own probers with the job's module, as the exporter will once deployed. Secret header references are read as
-synth reads them (fromEnv: the variable must be set).
-
-  --spec FILE        the spec (default: the PROBEKIT_SPEC environment variable)
-  --job NAME         only this job; repeat for more
-  --target T         only this target (of the jobs chosen); repeat for more
-  --concurrency N    probes at once (default ${DEFAULT_CONCURRENCY})
-  --timeout D        the scrape timeout each probe runs under, ${DURATION_HINT} (default: each job's
-                     scrapeTimeout); a module's own shorter timeout still applies
-  --output FORMAT    table (default), json or junit, on stdout; progress goes to stderr
-
-exit codes: 0 every probe succeeded; 1 a probe failed; 2 a mistake in the spec or the command line;
-130 stopped by Ctrl-C`;
+synth reads them (fromEnv: the variable must be set).`,
+  '0 every probe succeeded; 1 a probe failed; 2 a mistake in the spec or the command line; 130 stopped by Ctrl-C',
+);
 
 /** Ctrl-C: the probes in flight end at once (interrupted), the rest are not started. */
 export const INTERRUPTED_EXIT_CODE = 130;
@@ -145,28 +144,12 @@ async function runPlan(probes: readonly PlannedProbe[], concurrency: number, sto
 }
 
 async function run(args: readonly string[], io: CliIo): Promise<number> {
-  // Without a spec from anywhere, the command line says too little: the usage, as every command gives it.
-  if (args.length === 0 && !io.env.PROBEKIT_SPEC) {
-    io.stderr(testCommand.usage);
-    return 2;
-  }
-  const { values } = parseFlags(
-    args,
-    {
-      spec: { type: 'string' },
-      job: { type: 'string', multiple: true },
-      target: { type: 'string', multiple: true },
-      concurrency: { type: 'string' },
-      timeout: { type: 'string' },
-      output: { type: 'string' },
-    },
-    HELP,
-  );
+  const { values } = parseFlags(args, FLAGS, HELP);
   const specFile = values.spec ?? io.env.PROBEKIT_SPEC;
-  if (specFile === undefined || specFile === '') throw new UsageError('--spec is required (or the PROBEKIT_SPEC environment variable): the spec file, as for npm run synth');
-  const output = (values.output ?? 'table') as OutputFormat;
+  if (specFile === undefined || specFile === '') throw new UsageError(`--spec is required (or the PROBEKIT_SPEC environment variable): ${FLAGS.spec.help}`);
+  const output = values.output as OutputFormat;
   if (!OUTPUT_FORMATS.includes(output)) throw new UsageError(`--output ${values.output}: give one of ${OUTPUT_FORMATS.join(', ')}`);
-  const concurrency = values.concurrency === undefined ? DEFAULT_CONCURRENCY : positiveInteger(values.concurrency, 'concurrency');
+  const concurrency = positiveInteger(values.concurrency, 'concurrency');
   const timeoutSeconds = values.timeout === undefined ? undefined : durationSeconds(values.timeout, 'timeout');
 
   let probes: PlannedProbe[];

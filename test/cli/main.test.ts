@@ -31,13 +31,13 @@ describe('help', () => {
 
   it('lists the subcommands it knows of', () => {
     expect(SUBCOMMANDS).toEqual([
+      ['host', 'render'],
+      ['host', 'remove-jobs'],
       ['search-engine', 'create-key'],
       ['search-engine', 'check'],
       ['assistant', 'serve'],
       ['assistant', 'run'],
       ['assistant', 'list'],
-      ['host', 'render'],
-      ['host', 'remove-jobs'],
     ]);
   });
 
@@ -49,6 +49,9 @@ describe('help', () => {
     ]) {
       expect(await runCli(args)).toEqual({ code: 0, stdout: COMMANDS[name]!.usage, stderr: '' });
     }
+  });
+
+  it.each(Object.keys(COMMANDS).filter((name) => SUBCOMMANDS.some(([group]) => group === name)))('probekit %s alone prints its subcommands on stderr and exits 2', async (name) => {
     expect(await runCli([name])).toEqual({ code: 2, stdout: '', stderr: COMMANDS[name]!.usage });
   });
 
@@ -57,8 +60,46 @@ describe('help', () => {
       .find((candidate) => candidate.startsWith(`  probekit ${name} ${sub} `))!
       .trim();
     for (const args of [['--help'], ['-h'], ['--url', 'https://127.0.0.1:1', '-h'], ['--no-such-flag', '--help']]) {
-      expect(await runCli([name!, sub!, ...args])).toEqual({ code: 0, stdout: `usage: ${line}\n`, stderr: '' });
+      const result = await runCli([name!, sub!, ...args]);
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout.startsWith(`usage: ${line}\n`)).toBe(true);
     }
+  });
+});
+
+/** The flags a usage line names: `--spec` of `--spec FILE`, `--job` of `[--job NAME]...`. */
+function flagsOf(line: string): string[] {
+  return [...line.matchAll(/(?:^|[\s[])(--[a-z][a-z-]*)/g)].map((match) => match[1]!);
+}
+
+describe.each([
+  ['synth', []],
+  ['test', []],
+  ['host', ['render']],
+  ['host', ['remove-jobs']],
+])('probekit %s %j --help', (name, sub) => {
+  it('lists each flag of the usage line on a line of its own, with what it gives, and -h', async () => {
+    const { code, stdout } = await runCli([name, ...sub, '--help']);
+    expect(code).toBe(0);
+    const [usage, ...rest] = stdout.split('\n');
+    const flags = flagsOf(usage!);
+    expect(flags.length).toBeGreaterThan(0);
+    for (const flag of [...flags, '--help']) expect(rest.find((line) => new RegExp(`^ {2}(-[a-z], )?${flag}( [A-Z]+)? +\\S`).test(line))).toBeDefined();
+    expect(stdout).toMatch(/\nexit codes: 0 /);
+  });
+});
+
+describe('a flag given a default says it in --help', () => {
+  it.each([
+    [['synth'], '--out DIR', 'dist'],
+    [['test'], '--concurrency N', '16'],
+    [['test'], '--output FORMAT', 'table'],
+    [['host', 'render'], '--vendor NAME', 'probekit'],
+    [['host', 'render'], '--out DIR', 'host'],
+    [['host', 'remove-jobs'], '--from DIR', 'the --out folder'],
+  ])('%j %s: %s', async (args, flag, fallback) => {
+    const { stdout } = await runCli([...args, '--help']);
+    expect(stdout.split('\n').find((line) => line.includes(`${flag} `))).toContain(`(default: ${fallback})`);
   });
 });
 
@@ -68,9 +109,9 @@ it('--version prints the package version', async () => {
 
 describe('mistakes: exit 2, one line naming what was meant', () => {
   it.each([
-    [['serch-engine'], 'error: unknown command "serch-engine"; did you mean "search-engine"? the commands are search-engine, assistant, host, test (probekit --help)'],
-    [['deploy'], 'error: unknown command "deploy"; the commands are search-engine, assistant, host, test (probekit --help)'],
-    [['help', 'hots'], 'error: unknown command "hots"; did you mean "host"? the commands are search-engine, assistant, host, test (probekit --help)'],
+    [['serch-engine'], 'error: unknown command "serch-engine"; did you mean "search-engine"? the commands are synth, test, host, search-engine, assistant (probekit --help)'],
+    [['deploy'], 'error: unknown command "deploy"; the commands are synth, test, host, search-engine, assistant (probekit --help)'],
+    [['help', 'hots'], 'error: unknown command "hots"; did you mean "host"? the commands are synth, test, host, search-engine, assistant (probekit --help)'],
     [['host', 'rendr'], 'error: unknown host command "rendr"; did you mean "render"? the commands are render, remove-jobs (probekit host --help)'],
     [['assistant', 'lst'], 'error: unknown assistant command "lst"; did you mean "list"? the commands are serve, run, list (probekit assistant --help)'],
     [['search-engine', 'create-key', '--password', 'x'], 'error: --password: unknown flag; did you mean --password-env or --password-file?'],
@@ -80,7 +121,8 @@ describe('mistakes: exit 2, one line naming what was meant', () => {
     [['host', 'render', '--spec'], 'error: --spec: needs a value (--spec VALUE)'],
     [['host', 'render', '--spec', '--out', 'x'], 'error: --spec: needs a value, and the next argument starts with -; write --spec=VALUE if the value does'],
     [['host', 'render', 'spec.yaml'], 'error: unexpected argument "spec.yaml"; see probekit host render --help'],
-    [['host', 'render'], 'error: --spec is required: the spec file, as for npm run synth'],
+    [['host', 'render'], 'error: --spec is required: the spec to render the files from'],
+    [['test'], 'error: --spec is required (or the PROBEKIT_SPEC environment variable): the spec whose targets are probed'],
     [['host', 'render', '--spec', 's.yaml', '--vendor', 'Acme Corp'], 'error: --vendor Acme Corp: not a directory name; use lower case letters, digits, . _ -'],
     [['assistant', 'run', 'count_logs', '--url', 'localhost:9200', '--api-token-env', 'T'], 'error: --url localhost:9200: not a URL; write https://localhost:9200'],
     [['assistant', 'serve', '--http', 'eighty', '--url', 'https://127.0.0.1:1', '--api-token-env', 'T'], 'error: --http eighty: not a port number; give 0 to 65535 (0 picks a free one)'],

@@ -1,0 +1,127 @@
+/**
+ * `probekit synth`: the cluster form's files from a spec, in any directory: what the cdk8s app of this repository
+ * writes (one ProbekitChart in a ProbekitApp): the manifests, the agent's values, the dashboard and the alert rules,
+ * a file holding a Secret's values readable by its owner only. Relative paths are the caller's.
+ *
+ * Nothing is written unless everything synthesizes: the files are made in a folder beside --out and moved into it
+ * at the end. What an earlier synth wrote there is replaced, as `cdk8s synth` replaces its output folder; a folder
+ * holding anything else (`--out .` by mistake) is refused before anything is read.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, copyFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { ProblemsError } from '@probekit/exporter';
+import { documentedExample, loadSpecFile, parseSpec, SpecFileError, type Spec } from '../model';
+import { ProbekitApp, ProbekitChart } from '../cdk8s/probekit';
+import { helpText, parseFlags, usageLine, UsageError, type CliIo, type Command, type Flags } from './command';
+
+const FLAGS = {
+  spec: { type: 'string', value: 'FILE', help: 'the spec to synthesize', defaultText: 'the PROBEKIT_SPEC environment variable, else the documented example' },
+  out: { type: 'string', short: 'o', value: 'DIR', default: 'dist', help: 'the folder the files are written to; what synth wrote there before is replaced' },
+} as const satisfies Flags;
+
+const USAGE = usageLine('probekit synth', FLAGS);
+
+const HELP = helpText(
+  USAGE,
+  FLAGS,
+  `Writes the cluster form of the spec into --out: <chart>.k8s.yaml (the exporter's Kubernetes objects, and the
+Prometheus Operator's when the spec asks for them), <chart>.agent-values.yaml (the agent chart's Helm values with
+the scrape jobs), <chart>.dashboard.json and <chart>.rules.yaml, unless the spec turns them off. A file holding a
+Secret's values is readable by its owner only (0600). A spec with problems prints each and writes nothing.`,
+  `0 written; 1 the spec refused; 2 a mistake in the command line (a spec file that cannot be read, an
+--out folder holding files synth does not write)`,
+);
+
+/** The chart's name, the first part of every file name. */
+const CHART = 'probekit';
+
+/**
+ * What synth writes (cdk8s' `<chart>.k8s.yaml` and the files ProbekitApp adds beside it), and so what it may
+ * replace in --out; a test keeps this in step with the files of a spec that turns everything on.
+ */
+export const SYNTH_OUTPUT = /^[^/]+\.(k8s\.yaml|agent-values\.yaml|dashboard\.json|rules\.yaml)$/;
+
+/** The files under `out` an earlier synth wrote, to be replaced; a UsageError when it holds anything else. */
+function earlierOutput(out: string, given: string): string[] {
+  if (!existsSync(out)) return [];
+  if (!statSync(out).isDirectory()) throw new UsageError(`--out ${given}: is a file; give a folder (it is made when missing)`);
+  const entries = readdirSync(out);
+  const foreign = entries.filter((name) => !SYNTH_OUTPUT.test(name) || !statSync(join(out, name)).isFile());
+  if (foreign.length > 0) {
+    throw new UsageError(
+      `--out ${given}: holds ${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ` and ${foreign.length - 3} more` : ''}, which synth does not write; synth replaces the folder's files, so give a new or empty folder, or one only synth writes to`,
+    );
+  }
+  return entries;
+}
+
+/** The spec of --spec, else of PROBEKIT_SPEC, else the documented example; `source` names it before its problems. */
+function chosenSpec(io: CliIo, given: string | undefined): { spec: Spec; source: string } {
+  const fromEnv = io.env.PROBEKIT_SPEC;
+  const file = given ?? (fromEnv === '' ? undefined : fromEnv);
+  if (file === undefined) {
+    io.stderr('note: no --spec (nor PROBEKIT_SPEC): synthesizing the documented example\n');
+    return { spec: parseSpec(documentedExample, { source: 'documented example', env: io.env }), source: 'documented example' };
+  }
+  try {
+    return { spec: loadSpecFile(file, { env: io.env, cwd: io.cwd, namedBy: given === undefined ? `PROBEKIT_SPEC=${file}` : `--spec ${file}` }), source: file };
+  } catch (error) {
+    // A path that leads nowhere is a mistake in the command line; a spec with problems is a failure.
+    throw error instanceof SpecFileError ? new UsageError(error.message) : error;
+  }
+}
+
+/** Moves `from` to `to`, copying (mode kept) where they are on different filesystems (--out a mount point). */
+function move(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    copyFileSync(from, to);
+    rmSync(from);
+  }
+}
+
+/** Synthesizes `spec` into `out`: staged beside it, moved in once whole. Returns the names of the files written. */
+export function synthesizeInto(out: string, spec: Spec, env: CliIo['env'], replaced: readonly string[]): string[] {
+  mkdirSync(dirname(out), { recursive: true });
+  const staging = mkdtempSync(join(dirname(out), `.${basename(out)}.synth-`));
+  try {
+    const app = new ProbekitApp({ outdir: staging });
+    new ProbekitChart(app, CHART, { spec, env });
+    app.synth();
+    const written = readdirSync(staging).sort();
+    if (!existsSync(out)) {
+      renameSync(staging, out);
+      return written;
+    }
+    // An old file is removed before its new one comes: a Secret's values are never in a file opened up earlier.
+    for (const name of replaced) rmSync(join(out, name));
+    for (const name of written) move(join(staging, name), join(out, name));
+    return written;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+async function run(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseFlags(args, FLAGS, HELP);
+  const out = resolve(io.cwd, values.out);
+  const replaced = earlierOutput(out, values.out);
+  const { spec, source } = chosenSpec(io, values.spec);
+  let written: string[];
+  try {
+    written = synthesizeInto(out, spec, io.env, replaced);
+  } catch (error) {
+    // What only the cluster form refuses (a unix job) is found past parsing; it is named after the spec file as well.
+    throw error instanceof ProblemsError ? error.namedAfter(source) : error;
+  }
+  for (const name of written) io.stdout(`${join(values.out, name)}\n`);
+  return 0;
+}
+
+export const synthCommand: Command = {
+  summary: "cluster form: write the spec's manifests, agent values, dashboard and alert rules",
+  usage: `usage: ${HELP}\n`,
+  run,
+};
