@@ -1,18 +1,20 @@
 /**
- * The agent chart's values (the cluster form's agent configuration) as a construct: it holds the scrape jobs and the exporter section,
- * and ProbekitApp writes it as `<chart>.agent-values.yaml` beside the chart's manifests.
+ * The agent chart's values (the cluster form's agent configuration) as a construct: it holds the scrape jobs of one
+ * exporter and the exporter section, and ProbekitApp writes it as `<chart>.agent-values.yaml` beside the chart's
+ * manifests. How the exporter is reached (address, https, password) is read from the exporter construct.
  */
 import { Chart } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
 import { stringify } from 'yaml';
-import { DEFAULTS, type ExporterBasicAuth, type ExporterTls, type ScrapeJob } from '../model';
+import { DEFAULTS, type ScrapeJob } from '../model';
 import { agentScrapeAccess, exporterHost } from '../render/exporter-web-config';
 import { agentValuesFor, type AgentChartValues } from '../render/agent-values';
 import { renderExporterScrapeJob, renderScrapeJob, type ScrapeConfig } from '../render/scrape-job';
+import type { BlackboxExporter } from './blackbox-exporter';
 
 export interface AgentValuesProps {
-  /** host:port of the exporter the jobs scrape, usually `BlackboxExporter.address`. */
-  readonly exporterAddress: string;
+  /** The exporter the jobs scrape: its address, and whether it serves https or asks for a password. */
+  readonly exporter: BlackboxExporter;
   /** Key of the agent's section in the chart's values. @default agent */
   readonly chartKey?: string;
   /** Key of the chart's exporter section. @default blackbox-exporter */
@@ -23,10 +25,6 @@ export interface AgentValuesProps {
   readonly jobs?: readonly ScrapeJob[];
   /** Whether a job scrapes the exporter's own metrics (`/metrics`), which the config-reload alert reads. @default true */
   readonly scrapeExporter?: boolean;
-  /** The exporter serves https: the jobs use it, trusting its CA and checking `exporterAddress`'s host name. @default - http */
-  readonly exporterTls?: ExporterTls;
-  /** The exporter asks for a password: the jobs send it from the file the agent's pod mounts from its Secret. @default - none */
-  readonly exporterBasicAuth?: ExporterBasicAuth;
 }
 
 export class AgentValues extends Construct {
@@ -35,7 +33,7 @@ export class AgentValues extends Construct {
     return scope.node.findAll().filter((child): child is AgentValues => child instanceof AgentValues);
   }
 
-  private readonly scrapeConfigs: ScrapeConfig[] = [];
+  private readonly jobs: ScrapeJob[] = [];
 
   constructor(
     scope: Construct,
@@ -47,23 +45,22 @@ export class AgentValues extends Construct {
   }
 
   addScrapeJob(job: ScrapeJob): void {
-    this.scrapeConfigs.push(this.withAccess(renderScrapeJob(job, this.props.exporterAddress)));
+    this.jobs.push(job);
   }
 
-  /** The job with the scheme, TLS settings and password the exporter asks for. */
-  private withAccess<T extends ScrapeConfig>(config: T): T {
-    return { ...config, ...agentScrapeAccess({ tls: this.props.exporterTls, basicAuth: this.props.exporterBasicAuth }, exporterHost(this.props.exporterAddress)) };
-  }
-
+  /** The values: every job scraping the exporter as it asks to be scraped (https, password), rendered here alone. */
   get values(): AgentChartValues {
-    const exporterJob = this.props.scrapeExporter === false ? [] : [this.withAccess(renderExporterScrapeJob(this.props.exporterAddress))];
+    const { exporter } = this.props;
+    const access = agentScrapeAccess({ tls: exporter.tls, basicAuth: exporter.basicAuth }, exporterHost(exporter.address));
+    const withAccess = (config: ScrapeConfig): ScrapeConfig => ({ ...config, ...access });
+    const exporterJob = this.props.scrapeExporter === false ? [] : [renderExporterScrapeJob(exporter.address)];
     return agentValuesFor(
       {
         chartKey: this.props.chartKey ?? DEFAULTS.agent.chartKey,
         exporterKey: this.props.exporterKey ?? DEFAULTS.agent.exporterKey,
         enableExporter: this.props.enableExporter ?? DEFAULTS.agent.enableExporter,
       },
-      [...this.scrapeConfigs, ...exporterJob],
+      [...this.jobs.map((job) => renderScrapeJob(job, exporter.address)), ...exporterJob].map(withAccess),
     );
   }
 

@@ -64,6 +64,11 @@ export interface BlackboxExporterProps {
   /** Serve https with the certificate of a `kubernetes.io/tls` Secret (e.g. cert-manager's). @default - plain http */
   readonly tls?: ExporterTls;
   /**
+   * Where a browser reaches the exporter (`kubectl port-forward svc/<serviceName> 9115`, an ingress): the base of the
+   * dashboard's and the alerts' debug links. @default http://localhost:9115
+   */
+  readonly externalUrl?: string;
+  /**
    * Ask every caller for a password (the web config's basic_auth_users): the web config then sits in a Secret
    * of its own (`<serviceName>-web-config`) as it holds the password's hash. @default - no password
    */
@@ -88,6 +93,12 @@ export class BlackboxExporter extends Construct {
   readonly service: kplus.Service;
   /** Present with the `autoscaling` prop. */
   readonly autoscaler?: kplus.HorizontalPodAutoscaler;
+  /** Present when the exporter serves https: whoever scrapes it (AgentValues, Probes) uses https and trusts its CA. */
+  readonly tls?: ExporterTls;
+  /** Present when the exporter asks for a password: whoever scrapes it sends the password from its Secret. */
+  readonly basicAuth?: ExporterBasicAuth;
+  /** Where a browser reaches the exporter: the base of the debug links of the dashboard (EndpointsDashboard). */
+  readonly externalUrl: string;
   /** Holds the secret header values; created with the first `fromEnv` header. */
   private headerSecret?: kplus.Secret;
   private readonly container: kplus.Container;
@@ -105,6 +116,9 @@ export class BlackboxExporter extends Construct {
     this.modules = { ...props.modules };
     this.allowedTargets = props.allowedTargets;
     this.env = props.env ?? {};
+    this.tls = props.tls;
+    this.basicAuth = props.basicAuth;
+    this.externalUrl = props.externalUrl ?? DEFAULTS.exporterExternalUrl;
     const access: ExporterAccess = { tls: props.tls, basicAuth: props.basicAuth };
     const labels = exporterLabels(serviceName);
 
@@ -204,7 +218,12 @@ export class BlackboxExporter extends Construct {
 
   /** The address the agent scrapes: the Service's cluster DNS name and port 9115. */
   get address(): string {
-    return exporterServiceAddress(this.service.name, Chart.of(this).namespace ?? 'default');
+    return exporterServiceAddress(this.service.name, this.namespace);
+  }
+
+  /** The namespace of the exporter's objects: its chart's. */
+  get namespace(): string {
+    return Chart.of(this).namespace ?? 'default';
   }
 
   /** Adds a module to the config file (or replaces one of the same name). */

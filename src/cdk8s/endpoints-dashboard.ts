@@ -1,7 +1,8 @@
 /**
  * The endpoints dashboard in a cluster: a ConfigMap labelled for Grafana's dashboard sidecar, which loads every
  * ConfigMap carrying its label (`grafana_dashboard: "1"` by default in the Grafana chart), and the same JSON, which
- * ProbekitApp writes as `<chart>.dashboard.json` beside the manifests for importing by hand.
+ * ProbekitApp writes as `<chart>.dashboard.json` beside the manifests for importing by hand. Its debug links lead to
+ * the exporter construct's external URL.
  */
 import { Chart } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
@@ -9,14 +10,15 @@ import { Construct, type IConstruct } from 'constructs';
 import { DEFAULTS, kubernetesObjectName } from '../model';
 import { buildDashboard, dashboardFileText, type DashboardJson, type DashboardOptions } from '../render/dashboard';
 import { probekitLabels } from '../render/labels';
+import type { BlackboxExporter } from './blackbox-exporter';
 
 export interface EndpointsDashboardProps {
+  /** The exporter whose debug pages the dashboard links to, at the exporter's `externalUrl`. */
+  readonly exporter: BlackboxExporter;
   /** @default Endpoints */
   readonly title?: string;
   /** Grafana's uid of the dashboard, also the ConfigMap's name and key. @default probekit-endpoints */
   readonly uid?: string;
-  /** Where a browser reaches the exporter, the base of the debug links. @default http://localhost:9115 */
-  readonly exporterUrl?: string;
   /** Labels by which Grafana's sidecar finds the ConfigMap. @default { grafana_dashboard: '1' } */
   readonly labels?: Readonly<Record<string, string>>;
   /** Days left at which a certificate turns orange, and red. @default 21 and 7, the alerts' defaults */
@@ -33,12 +35,12 @@ export class EndpointsDashboard extends Construct {
   readonly dashboard: DashboardJson;
   readonly configMap: kplus.ConfigMap;
 
-  constructor(scope: Construct, id: string, props: EndpointsDashboardProps = {}) {
+  constructor(scope: Construct, id: string, props: EndpointsDashboardProps) {
     super(scope, id);
     const options: DashboardOptions = {
       title: props.title ?? DEFAULTS.dashboard.title,
       uid: props.uid ?? DEFAULTS.dashboard.uid,
-      exporterUrl: props.exporterUrl ?? DEFAULTS.exporterExternalUrl,
+      exporterUrl: props.exporter.externalUrl,
       certificateWarningDays: props.certificateWarningDays ?? DEFAULTS.alerts.thresholds.certificateWarningDays,
       certificateCriticalDays: props.certificateCriticalDays ?? DEFAULTS.alerts.thresholds.certificateCriticalDays,
     };

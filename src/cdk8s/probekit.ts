@@ -59,16 +59,14 @@ export class Probekit extends Construct {
     this.exporter = new BlackboxExporter(this, 'exporter', { ...spec.exporter, modules: spec.modules, env });
     this.agentValues = new AgentValues(this, 'agent', {
       ...spec.agent,
-      exporterAddress: this.exporter.address,
+      exporter: this.exporter,
       jobs: spec.agent.scrapeJobs ? spec.jobs : [],
       scrapeExporter: spec.agent.scrapeJobs,
-      exporterTls: spec.exporter.tls,
-      exporterBasicAuth: spec.exporter.basicAuth,
     });
     if (spec.dashboard.enabled) {
       this.dashboard = new EndpointsDashboard(this, 'dashboard', {
         ...spec.dashboard,
-        exporterUrl: spec.exporter.externalUrl,
+        exporter: this.exporter,
         certificateWarningDays: spec.alerts.thresholds.certificateWarningDays,
         certificateCriticalDays: spec.alerts.thresholds.certificateCriticalDays,
       });
@@ -77,15 +75,7 @@ export class Probekit extends Construct {
       this.alerts = new ProbeAlerts(this, 'alerts', { spec, prometheusRule: spec.operator?.rules ? { labels: spec.operator.labels } : undefined });
     }
     if (spec.operator?.probes) {
-      this.probes = new Probes(this, 'probes', {
-        exporterAddress: this.exporter.address,
-        serviceName: spec.exporter.serviceName,
-        namespace: spec.namespace,
-        labels: spec.operator.labels,
-        jobs: spec.jobs,
-        exporterTls: spec.exporter.tls,
-        exporterBasicAuth: spec.exporter.basicAuth,
-      });
+      this.probes = new Probes(this, 'probes', { exporter: this.exporter, labels: spec.operator.labels, jobs: spec.jobs });
     }
     if (spec.searchEngine) {
       this.searchEngine = new SearchEngineSecret(this, 'search-engine', {

@@ -1,11 +1,14 @@
 /** EndpointsDashboard alone: the ConfigMap Grafana's sidecar loads, and the JSON file beside the manifests. */
 import { App, Chart } from 'cdk8s';
-import { EndpointsDashboard } from '../../src/cdk8s';
+import { BlackboxExporter, EndpointsDashboard, type EndpointsDashboardProps } from '../../src/cdk8s';
 import { validateAgainstSchema } from '../support/manifests';
 
-function dashboardIn(props: ConstructorParameters<typeof EndpointsDashboard>[2] = {}): { chart: Chart; dashboard: EndpointsDashboard } {
-  const chart = new Chart(new App(), 'probes', { namespace: 'monitoring' });
-  return { chart, dashboard: new EndpointsDashboard(chart, 'dashboard', props) };
+/** A dashboard beside an exporter (of the given external URL) in a chart; the chart's manifests are the dashboard's alone. */
+function dashboardIn(props: Omit<EndpointsDashboardProps, 'exporter'> = {}, externalUrl?: string): { chart: Chart; dashboard: EndpointsDashboard } {
+  const app = new App();
+  const exporter = new BlackboxExporter(new Chart(app, 'exporter', { namespace: 'monitoring' }), 'exporter', { externalUrl });
+  const chart = new Chart(app, 'probes', { namespace: 'monitoring' });
+  return { chart, dashboard: new EndpointsDashboard(chart, 'dashboard', { exporter, ...props }) };
 }
 
 describe('EndpointsDashboard', () => {
@@ -18,14 +21,18 @@ describe('EndpointsDashboard', () => {
     expect(() => validateAgainstSchema(configMap)).not.toThrow();
   });
 
-  it('another label for a sidecar configured otherwise, another uid and title, the links at the given exporter URL', () => {
-    const { chart } = dashboardIn({ uid: 'team-endpoints', title: 'Team endpoints', labels: { dashboards: 'team' }, exporterUrl: 'https://exporter.example.com' });
+  it("another label for a sidecar configured otherwise, another uid and title, the links at the exporter's external URL", () => {
+    const { chart } = dashboardIn({ uid: 'team-endpoints', title: 'Team endpoints', labels: { dashboards: 'team' } }, 'https://exporter.example.com');
     const [configMap] = chart.toJson();
     expect(configMap.metadata.labels).toMatchObject({ dashboards: 'team' });
     expect(configMap.metadata.labels.grafana_dashboard).toBeUndefined();
     const json = JSON.parse(configMap.data['team-endpoints.json']);
     expect(json).toMatchObject({ uid: 'team-endpoints', title: 'Team endpoints' });
     expect(JSON.stringify(json)).toContain('https://exporter.example.com/probe?debug=true');
+  });
+
+  it('links to http://localhost:9115 when the exporter names no external URL (a port-forward)', () => {
+    expect(dashboardIn().dashboard.toJson()).toContain('http://localhost:9115/probe?debug=true');
   });
 
   it('is written beside the manifests as <chart>.dashboard.json', () => {

@@ -6,18 +6,19 @@
  * against the Kubernetes 1.28 and Prometheus Operator schemas.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Testing } from 'cdk8s';
+import { Chart, Testing } from 'cdk8s';
 import { parse } from 'yaml';
 import { FROM_SOURCE } from '../../exporter/loopback/from-source';
 import { OUR_EXPORTER_MAIN } from '../../exporter/loopback/reference-exporter';
 import { makeTlsFixtures, OPENSSL } from '../../exporter/loopback/tls-fixtures';
-import { ProbekitChart } from '../../src/cdk8s';
+import { AgentValues, BlackboxExporter, ProbekitApp, ProbekitChart, Probes, synthesize } from '../../src/cdk8s';
 import { parseSpec, type SpecInput } from '../../src/model';
 import { CLUSTER_TLS_DIR } from '../../src/render';
 import { describeWithBinaries } from '../support/integration';
+import { tempDirPerTest } from '../support/temp-dir';
 import { find, validateAgainstSchema } from '../support/manifests';
 import { operatorSchemaProblems } from '../support/operator-schema';
 
@@ -70,6 +71,38 @@ describe('the exporter serving https', () => {
     expect(probe.spec).toMatchObject({ prober: { scheme: 'https' }, tlsConfig });
     expect(monitor.spec.endpoints[0]).toMatchObject({ scheme: 'https', tlsConfig });
     expect(await operatorSchemaProblems([probe, monitor])).toEqual([undefined, undefined]);
+  });
+});
+
+describe('one path: every public route renders https jobs for an exporter serving https', () => {
+  const tempDir = tempDirPerTest('probekit-tls-routes-');
+  const spec = parseSpec({ ...base, exporter: { tls: { secretName: 'exporter-tls' } } });
+  type Jobs = Array<{ job_name: string; scheme?: string; tls_config?: { server_name: string } }>;
+  const httpsJobs = (jobs: Jobs) => jobs.map(({ job_name, scheme, tls_config }) => ({ job_name, scheme, server_name: tls_config?.server_name }));
+  const expected = ['web', 'probekit-exporter'].map((job_name) => ({ job_name, scheme: 'https', server_name: serverName }));
+
+  it('synthesize (the Pulumi program) and ProbekitChart', () => {
+    expect(httpsJobs(synthesize(spec).agentValues.agent.extraScrapeConfigs as Jobs)).toEqual(expected);
+    const chart = new ProbekitChart(Testing.app(), 'probes', { spec });
+    expect(httpsJobs(chart.probekit.agentValues.values.agent.extraScrapeConfigs as Jobs)).toEqual(expected);
+  });
+
+  it('ProbekitApp, in the agent values file it writes', () => {
+    const app = new ProbekitApp({ outdir: tempDir() });
+    new ProbekitChart(app, 'probes', { spec });
+    app.synth();
+    expect(httpsJobs(parse(readFileSync(join(tempDir(), 'probes.agent-values.yaml'), 'utf8')).agent.extraScrapeConfigs)).toEqual(expected);
+  });
+
+  it("the parts alone: AgentValues and Probes read the exporter construct's TLS", () => {
+    const chart = new Chart(Testing.app(), 'probes', { namespace: 'monitoring' });
+    const exporter = new BlackboxExporter(chart, 'exporter', { modules: spec.modules, tls: { secretName: 'exporter-tls' } });
+    const agent = new AgentValues(chart, 'agent', { exporter, jobs: spec.jobs });
+    new Probes(chart, 'probes', { exporter, jobs: spec.jobs });
+    expect(httpsJobs(agent.values.agent.extraScrapeConfigs as Jobs)).toEqual(expected);
+    const objects = Testing.synth(chart);
+    expect(find(objects, 'Probe').spec.prober.scheme).toBe('https');
+    expect(find(objects, 'ServiceMonitor').spec.endpoints[0].scheme).toBe('https');
   });
 });
 

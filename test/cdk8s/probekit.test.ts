@@ -100,6 +100,12 @@ describe('the parts together', () => {
     expect(full.agentValues['k8s-monitoring'].extraScrapeConfigs![0].relabel_configs![2].replacement).toBe('probe-exporter.observability.svc:9115');
   });
 
+  it('with agent.scrapeJobs false the values carry no job, and Probe objects probe the targets', () => {
+    const { agentValues, manifests } = synthesize(parseSpec({ ...fullSpec, agent: { ...fullSpec.agent, scrapeJobs: false }, operator: {} }, { env: fullEnv }), fullEnv);
+    expect(agentValues['k8s-monitoring'].extraScrapeConfigs).toEqual([]);
+    expect(manifests.filter((m) => m.kind === 'Probe')).toHaveLength(fullSpec.jobs.length);
+  });
+
   it('the search-engine Secret is made from the spec, in its namespace', () => {
     expect(find(full.manifests, 'Secret', 'search-engine')).toMatchObject({
       type: 'Opaque',
