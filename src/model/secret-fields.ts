@@ -64,7 +64,7 @@ function withValue(module: Record<string, unknown>, field: FieldPath, value: unk
 
 /** The module with each secret replaced, in place, by what `valueOf` gives for it. */
 export function moduleWithSecretsInPlace(module: SpecModule, valueOf: (secret: ModuleSecret) => string): ModuleInput {
-  return moduleSecrets(module).reduce<Record<string, unknown>>((copy, secret) => withValue(copy, secret.field, valueOf(secret)), module as Record<string, unknown>) as ModuleInput;
+  return moduleSecrets(module).reduce<Record<string, unknown>>((copy, secret) => withValue(copy, secret.field, valueOf(secret)), module as Record<string, unknown>) as object as ModuleInput;
 }
 
 /** The module with each secret replaced by a stand-in, as the exporter's schema sees its fields. */
@@ -141,5 +141,5 @@ export function moduleWithSecretFiles(module: SpecModule, place: (secret: Module
   }
   const headers = valueAt(result, ['http', 'headers']);
   if (headers !== undefined && Object.keys(headers as object).length === 0) result = withValue(result, ['http', 'headers'], undefined);
-  return { module: result as ModuleInput, placed };
+  return { module: result as object as ModuleInput, placed };
 }

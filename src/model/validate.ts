@@ -9,19 +9,19 @@ import {
   allowedTargetsProblems,
   closestName,
   DURATION_HINT,
-  moduleSchema,
+  kindOfValue,
+  moduleProblems,
   parseDuration,
   parseGoDuration,
   ProblemsError,
   schemaProblems,
   targetProblem,
-  validateModule,
   type FieldPath,
   type Problem,
   type ProberName,
 } from '@probekit/exporter';
 import { http2xx, http2xxWithHeader, httpPost2xx, PRESET_NAMES, type PresetModule, type PresetName } from './presets';
-import { kindOfValue, valueFreeSchemaProblems, withRequiredHints } from './problems';
+import { withRequiredHints } from './problems';
 import { readEnvSecret, secretRefSchema, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
 import { moduleSecrets, moduleWithSecretFiles, secretCandidateFields, secretFieldProblems, withoutSecrets } from './secret-fields';
 import { jobSchema, moduleNameSchema, presetSchemas, specSchema } from './schema';
@@ -260,23 +260,17 @@ function parseOwnModule(name: string, entry: Record<string, unknown>, path: Fiel
   const refProblems = secretValueProblems(module, path);
   problems.push(...refProblems);
   if (refProblems.length > 0) return undefined;
-  const result = moduleSchema.safeParse(withoutSecrets(module), { reportInput: true });
-  if (!result.success) {
-    // The exporter's fields may hold secrets (basic_auth.password, bearer_token): their values are never repeated.
-    problems.push(...valueFreeSchemaProblems(moduleSchema, result.error.issues, path));
-    return undefined;
-  }
+  // The exporter's fields may hold secrets (basic_auth.password, bearer_token): their values are never repeated.
+  const fieldProblems = moduleProblems(name, withoutSecrets(module), { withholdValues: true, schemaOnly: true });
+  problems.push(...fieldProblems);
+  if (fieldProblems.length > 0) return undefined;
   const placementProblems = secretFieldProblems(module, path);
   problems.push(...placementProblems);
   if (placementProblems.length > 0) return module;
-  // The rules across fields see the module as the exporter will read it, each secret moved to the field that reads its file.
-  const asExporterReadsIt = moduleSchema.safeParse(moduleWithSecretFiles(module, () => '/secret').module, { reportInput: true });
-  if (!asExporterReadsIt.success) {
-    problems.push(...valueFreeSchemaProblems(moduleSchema, asExporterReadsIt.error.issues, path));
-    return module;
-  }
-  // The exporter's rules name their fields from the top of its config file, as modules.<name>..., which is where they sit in the spec too.
-  problems.push(...validateModule(name, asExporterReadsIt.data));
+  // The rules across fields see the module as the exporter will read it, each secret moved to the field that reads
+  // its file. The exporter names its fields from the top of its config file, as modules.<name>..., which is where
+  // they sit in the spec too.
+  problems.push(...moduleProblems(name, moduleWithSecretFiles(module, () => '/secret').module, { withholdValues: true }));
   return module;
 }
 

@@ -27,7 +27,7 @@ describe('the documented modules', () => {
 
   it('presets do not share state', () => {
     const first = http2xx();
-    first.http!.valid_http_versions!.push('HTTP/3.0');
+    (first.http!.valid_http_versions as string[]).push('HTTP/3.0');
     expect(http2xx().http!.valid_http_versions).toEqual(['HTTP/1.1', 'HTTP/2.0']);
   });
 });

@@ -16,7 +16,7 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { formatPath, schemaProblems, type FieldPath, type Problem } from '../contract/problems';
+import { formatPath, type FieldPath, type Problem } from '../contract/problems';
 import { ip16 } from '../probers/shared/ip-bytes';
 
 export const allowedTargetsSchema = z.strictObject({
@@ -28,7 +28,6 @@ export const allowedTargetsSchema = z.strictObject({
   deny_self_and_metadata: z.boolean().default(false),
 });
 
-export type AllowedTargetsInput = z.input<typeof allowedTargetsSchema>;
 export type AllowedTargetsSection = z.output<typeof allowedTargetsSchema>;
 
 /** A range of addresses as 16 bytes (IPv4 in its IPv4-mapped form) and a prefix length of 0-128. */
@@ -145,15 +144,6 @@ export function hostMatches(host: string, pattern: HostPattern): boolean {
 
 const PATTERN_FIX = 'write a host name (example.org), a name with a wildcard first label (*.example.org), an IP address, or *';
 const NETWORK_FIX = 'write a CIDR range such as 10.0.0.0/8 or 2001:db8::/32, or one address';
-
-/** Every problem of an allowed_targets section at `path` (where the spec holds it, for one), as the exporter loads it. */
-export function allowedTargetsProblems(input: unknown, path: FieldPath): Problem[] {
-  const parsed = allowedTargetsSchema.safeParse(input, { reportInput: true });
-  if (!parsed.success) return schemaProblems(allowedTargetsSchema, parsed.error.issues, path);
-  const problems: Problem[] = [];
-  compileAllowList(parsed.data, path, problems);
-  return problems;
-}
 
 /**
  * Compiles a section that passed the schema; problems go to `problems` with paths below `path` (the

@@ -8,8 +8,8 @@
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isMainThread, MessageChannel, parentPort, receiveMessageOnPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
-import { ConfigError, loadConfigFile, moduleRecord, type LoadedConfig, type LocatedProblem, type WrittenModules } from './load';
-import { compileParsed, type CompiledModule, type PatternCache } from './module';
+import { ConfigError, loadConfigFile, type LoadedConfig, type LocatedProblem, type WrittenModules } from './load';
+import { compileParsed, moduleRecord, type CompiledModule, type PatternCache } from './module';
 import { compileAllowList, type AllowedTargetsSection } from './allowed-targets';
 
 const ROLE = 'probekit-config-loader';

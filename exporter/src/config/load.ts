@@ -6,12 +6,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { configSchema, type Module } from './schema';
-import { compileModule, type CompiledConfig, type CompiledModule, type PatternCache } from './module';
-import { compileAllowList } from './allowed-targets';
+import { compileConfig, type CompiledConfig, type CompiledModule } from './module';
 import { decodeYaml, firstDocument, LineIndex, mergedEntries, parseYaml, YamlError, type YamlNode } from './yaml';
-import { formatProblem, schemaProblems, type FieldPath, type Problem } from '../contract/problems';
+import { formatProblem, type FieldPath, type Problem } from '../contract/problems';
 
 /** A problem of the config file, with the line of the field it is about when the file has that field. */
 export interface LocatedProblem extends Problem {
@@ -52,17 +51,6 @@ function lineOf(root: YamlNode | undefined, lines: LineIndex, path: FieldPath): 
   }
   return line;
 }
-
-/**
- * An empty record of modules by name, with no prototype: module names are the user's (`__proto__`,
- * `constructor`), and a lookup by a name the config lacks must find nothing.
- */
-export function moduleRecord(): Record<string, CompiledModule> {
-  return Object.create(null) as Record<string, CompiledModule>;
-}
-
-/** A file with no `modules:` at all, or `modules:` left empty, has no modules, as upstream reads it. */
-const topLevelSchema = configSchema.extend({ modules: z.record(z.string(), z.unknown()).default({}) });
 
 /** The file's bytes as text: UTF-8 only, as upstream's YAML reader refuses anything else. */
 export function configText(bytes: Uint8Array, file: string): string {
@@ -121,26 +109,9 @@ export function parseConfig(text: string, file: string, compiled?: (name: string
   if (document.more) notes.push('the file holds more than one YAML document; only the first is read, as blackbox_exporter does');
   const { decoded, located } = decodeConfigText(document.text, new LineIndex(text), file, configSchema, 'the file has no YAML document; write modules: and the modules under it');
 
-  // An empty first document is a config without modules, as upstream decodes it.
-  const top = topLevelSchema.safeParse(decoded ?? {}, { reportInput: true });
-  if (!top.success) throw new ConfigError(file, located(schemaProblems(topLevelSchema, top.error.issues)));
-  const problems: Problem[] = [];
-  const modules = moduleRecord();
-  const directory = dirname(resolve(file));
-  const patterns: PatternCache = new Map();
-  const writtenAllowedTargets = top.data.allowed_targets;
-  const allowedTargets = writtenAllowedTargets && compileAllowList(writtenAllowedTargets, ['allowed_targets'], problems);
-  // The decoded mapping, not the schema's copy of it: a module may be called __proto__.
-  for (const [name, input] of Object.entries((decoded as { modules?: Record<string, unknown> } | null)?.modules ?? {})) {
-    const result = compileModule(name, input, directory, patterns);
-    if ('problems' in result) problems.push(...result.problems);
-    else {
-      modules[name] = result.module;
-      compiled?.(name, result.module);
-    }
-  }
-  if (problems.length > 0) throw new ConfigError(file, located(problems));
-  return { modules, notes, ...(allowedTargets && { allowedTargets, writtenAllowedTargets }) };
+  const result = compileConfig(decoded, dirname(resolve(file)), compiled);
+  if ('problems' in result) throw new ConfigError(file, located(result.problems));
+  return { ...result.config, notes };
 }
 
 /** The config file's bytes, or a ConfigError that says why they cannot be read. */

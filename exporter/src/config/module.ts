@@ -10,7 +10,7 @@ import { PROBER_DEFINITIONS, PROBER_NAMES, type DefinitionOf, type ProberName } 
 import { parseGoDuration } from './duration';
 import { compileCel, type CelProgram } from './cel';
 import { compileGoRegexp, type GoRegexp } from './regexp';
-import { moduleSchema, type Module } from './schema';
+import { moduleSchema, topLevelSchema, type Module } from './schema';
 import { compileAllowList, type AllowedTargetsSection, type AllowList } from './allowed-targets';
 
 /** The section of a prober as its probes use it. */
@@ -145,14 +145,36 @@ export function compileModule(name: string, input: unknown, directory?: string, 
   return compileParsed(name, parsed.data, directory, patterns);
 }
 
-/** Every problem of module `name` as a config or a spec writes it: the schema, the rules across fields, the compile step. */
-export function moduleProblems(name: string, input: unknown): Problem[] {
-  const compiled = compileModule(name, input);
-  return 'problems' in compiled ? compiled.problems : [];
+/**
+ * An empty record of modules by name, with no prototype: module names are the user's (`__proto__`,
+ * `constructor`), and a lookup by a name the config lacks must find nothing.
+ */
+export function moduleRecord(): Record<string, CompiledModule> {
+  return Object.create(null) as Record<string, CompiledModule>;
 }
 
-/** The problems of a module that already passed the schema (the spec checks the schema itself first). */
-export function validateModule(name: string, module: Module): Problem[] {
-  const compiled = compileParsed(name, module);
-  return 'problems' in compiled ? compiled.problems : [];
+/**
+ * A whole config as decoded from its file (undefined: an empty file, a config without modules), compiled: the top
+ * level, the exporter-wide allowed_targets and every module, each problem with its path from the config's root.
+ * `directory` anchors relative file paths; `compiled` hears of each module that compiled, as soon as it did.
+ */
+export function compileConfig(decoded: unknown, directory?: string, compiled?: (name: string, module: CompiledModule) => void): { readonly config: CompiledConfig } | { readonly problems: Problem[] } {
+  const top = topLevelSchema.safeParse(decoded ?? {}, { reportInput: true });
+  if (!top.success) return { problems: schemaProblems(topLevelSchema, top.error.issues) };
+  const problems: Problem[] = [];
+  const modules = moduleRecord();
+  const patterns: PatternCache = new Map();
+  const writtenAllowedTargets = top.data.allowed_targets;
+  const allowedTargets = writtenAllowedTargets && compileAllowList(writtenAllowedTargets, ['allowed_targets'], problems);
+  // The decoded mapping, not the schema's copy of it: a module may be called __proto__.
+  for (const [name, input] of Object.entries((decoded as { modules?: Record<string, unknown> } | null | undefined)?.modules ?? {})) {
+    const result = compileModule(name, input, directory, patterns);
+    if ('problems' in result) problems.push(...result.problems);
+    else {
+      modules[name] = result.module;
+      compiled?.(name, result.module);
+    }
+  }
+  if (problems.length > 0) return { problems };
+  return { config: { modules, ...(allowedTargets && { allowedTargets, writtenAllowedTargets }) } };
 }

@@ -35,9 +35,8 @@ export const configSchema = z.strictObject({
   modules: z.record(z.string(), moduleSchema),
 });
 
-/** A module as written by a user (defaults not yet applied). */
-export type ModuleInput = z.input<typeof moduleSchema>;
+/** The file as a whole: one without `modules:`, or with `modules:` left empty, has no modules, as upstream reads it. */
+export const topLevelSchema = configSchema.extend({ modules: z.record(z.string(), z.unknown()).default({}) });
+
 /** A module with every default applied. */
 export type Module = z.output<typeof moduleSchema>;
-export type ConfigInput = z.input<typeof configSchema>;
-export type Config = z.output<typeof configSchema>;

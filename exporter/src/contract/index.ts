@@ -8,12 +8,10 @@
 export * from './endpoints';
 export * from './problems';
 export * from './targets';
-export { PROBER_NAMES, type ProberName } from '../probers/registry';
+export * from './config';
 export { EXPORTER_VERSION, EXPORTER_IMAGE } from '../version';
-export { moduleSchema, configSchema, type ModuleInput, type ConfigInput, type Module, type Config } from '../config/schema';
-export { moduleProblems, validateModule } from '../config/module';
-export { allowedTargetsSchema, allowedTargetsProblems, type AllowedTargetsInput } from '../config/allowed-targets';
+export * from './config-problems';
 export { DURATION_HINT, parseDuration, formatDuration, GO_DURATION_HINT, parseGoDuration } from '../config/duration';
 export { parseByteSize } from '../config/size';
 export * from './failure-reasons';
-export { probeTarget, type TargetProbeOptions, type TargetProbeResult, type ProbeSample } from './probe-target';
+export { probeTarget, type TargetProbeOptions, type TargetProbeResult, type ProbeSample, type ProbeLogEntry } from './probe-target';

@@ -5,7 +5,6 @@
  * configs never loads them.
  */
 import { compileModule } from '../config/module';
-import type { Fields, LogLevel } from '../log';
 import type { ProbeFailure } from './failure-reasons';
 import { ProblemsError } from './problems';
 
@@ -28,6 +27,14 @@ export interface ProbeSample {
   readonly value: number;
 }
 
+/** One line of a probe's log, as data. */
+export interface ProbeLogEntry {
+  readonly level: 'debug' | 'info' | 'warn' | 'error';
+  readonly message: string;
+  /** What the line is about: the target, the address, the error... */
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
 export interface TargetProbeResult {
   readonly success: boolean;
   /** Why it failed; absent when it succeeded. */
@@ -35,7 +42,7 @@ export interface TargetProbeResult {
   readonly durationSeconds: number;
   readonly samples: readonly ProbeSample[];
   /** The probe's log lines as data: what the debug output shows. */
-  readonly log: ReadonlyArray<{ readonly level: LogLevel; readonly message: string; readonly fields: Fields }>;
+  readonly log: readonly ProbeLogEntry[];
 }
 
 /** The runtime, loaded once on first use. */

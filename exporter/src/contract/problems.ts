@@ -3,8 +3,6 @@
  * user wrote it). The exporter's config, probekit's spec, the Pulumi stack configuration and the skills'
  * inputs all report through this one type, and print through `formatProblem` at their edge.
  */
-import type { z } from 'zod';
-
 export type FieldPath = ReadonlyArray<string | number>;
 
 export interface Problem {
@@ -58,8 +56,53 @@ export class ProblemsError extends Error {
   }
 }
 
+/**
+ * A zod 4 schema, by the one part of it read here: its definition tree (`_zod.def`). It is read field by field, never
+ * by `instanceof`, so that a schema made with another copy of zod (the library's, beside the one bundled with the
+ * exporter) reads the same.
+ */
+export interface SchemaDefinition {
+  readonly _zod: { readonly def: object };
+}
+
+/**
+ * One issue of a failed schema check, as zod 4 reports it (`safeParse(...).error.issues`), by the fields read here;
+ * which of the optional ones are present depends on `code`.
+ */
+export interface SchemaIssue {
+  readonly code?: string;
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+  /** The value checked: present when the schema was run with `{ reportInput: true }`. */
+  readonly input?: unknown;
+  /** unrecognized_keys: the unknown fields. */
+  readonly keys?: readonly string[];
+  /** invalid_type: the kind of value expected (`string`, `array`, ...). */
+  readonly expected?: string;
+  /** invalid_value: the values allowed. */
+  readonly values?: readonly unknown[];
+  /** too_small, too_big: the kind of value measured (`array`, `string`, `number`), and its bound. */
+  readonly origin?: string;
+  readonly minimum?: number | bigint;
+  readonly maximum?: number | bigint;
+  readonly inclusive?: boolean;
+  /** invalid_union: the issues of each alternative. */
+  readonly errors?: ReadonlyArray<readonly SchemaIssue[]>;
+  /** invalid_key, invalid_element: the issues of the key or element. */
+  readonly issues?: readonly SchemaIssue[];
+  readonly key?: unknown;
+}
+
+export interface SchemaProblemOptions {
+  /**
+   * Say what a wrong value is by its kind alone (`must be text, not a number`), never repeating it: for input that
+   * may hold a secret (a password, a token, a header value). @default false
+   */
+  readonly withholdValues?: boolean;
+}
+
 /** The field names an object schema accepts at `path`, following optionals, defaults, unions and pipes. */
-export function fieldsAt(schema: z.ZodType, path: ReadonlyArray<PropertyKey>): string[] {
+export function fieldsAt(schema: SchemaDefinition, path: ReadonlyArray<PropertyKey>): string[] {
   const found = new Set<string>();
   const visit = (node: unknown, rest: ReadonlyArray<PropertyKey>): void => {
     const def = (node as { _zod?: { def?: Record<string, unknown> } } | undefined)?._zod?.def;
@@ -114,14 +157,13 @@ function editDistance(a: string, b: string): number {
   return previous[b.length];
 }
 
-type SchemaIssue = z.core.$ZodIssue;
-
 function pathOf(issue: SchemaIssue): FieldPath {
   return issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment));
 }
 
 const KIND_NAMES: Record<string, string> = { array: 'list', object: 'mapping', record: 'mapping', string: 'text', number: 'number', int: 'whole number', boolean: 'boolean (true or false)' };
 
+/** What a value is, quoting short text: `the text "yes"`, `number 5`, `a list`. */
 function kindOf(value: unknown): string {
   if (value === null) return 'nothing (null)';
   if (Array.isArray(value)) return 'a list';
@@ -130,7 +172,17 @@ function kindOf(value: unknown): string {
   return `${typeof value} ${String(value)}`;
 }
 
-function deepestBranch(branches: readonly SchemaIssue[][]): SchemaIssue[] | undefined {
+/** The kinds of values, named without any value, for messages that must not repeat one. */
+const WITHHELD_KIND_NAMES: Readonly<Record<string, string>> = { array: 'a list', object: 'a mapping', string: 'text', number: 'a number', int: 'a whole number', boolean: 'true or false' };
+
+/** The kind of a value, never the value: `a number`, `text`, `a list`. */
+export function kindOfValue(value: unknown): string {
+  if (value === null) return 'nothing (null)';
+  if (Array.isArray(value)) return 'a list';
+  return WITHHELD_KIND_NAMES[typeof value] ?? typeof value;
+}
+
+function deepestBranch(branches: ReadonlyArray<readonly SchemaIssue[]>): readonly SchemaIssue[] | undefined {
   const depth = (issues: readonly SchemaIssue[]): number => Math.max(0, ...issues.map((issue) => issue.path.length + (issue.code === 'unrecognized_keys' ? 1 : 0)));
   return [...branches].sort((a, b) => depth(b) - depth(a))[0];
 }
@@ -141,15 +193,16 @@ function deepestBranch(branches: readonly SchemaIssue[][]): SchemaIssue[] | unde
  * itself gives (refinements, regex checks) are kept as written. `prefix` is where the value sits.
  * Parse with `{ reportInput: true }` so that messages can say what was given.
  */
-export function schemaProblems(schema: z.ZodType, issues: readonly SchemaIssue[], prefix: FieldPath = []): Problem[] {
+export function schemaProblems(schema: SchemaDefinition, issues: readonly SchemaIssue[], prefix: FieldPath = [], options: SchemaProblemOptions = {}): Problem[] {
+  const withhold = options.withholdValues === true;
   return issues.flatMap((issue): Problem[] => {
     const relative = pathOf(issue);
     const path = [...prefix, ...relative];
-    const given = (issue as { input?: unknown }).input;
+    const given = issue.input;
     switch (issue.code) {
       case 'unrecognized_keys': {
         const known = fieldsAt(schema, relative);
-        return issue.keys.map((key) => {
+        return (issue.keys ?? []).map((key) => {
           const suggestion = closestName(key, known);
           const fix = suggestion ? `did you mean "${suggestion}"?` : known.length > 0 ? `remove it; the fields here are ${known.join(', ')}` : 'remove it';
           return { path: [...path, key], message: `unknown field; ${fix}` };
@@ -157,20 +210,24 @@ export function schemaProblems(schema: z.ZodType, issues: readonly SchemaIssue[]
       }
       case 'invalid_union': {
         // The branch that got furthest says what is wrong; zod's own text only says "invalid input".
-        const branches = (issue as { errors?: SchemaIssue[][] }).errors ?? [];
-        const deepest = deepestBranch(branches);
+        const deepest = deepestBranch(issue.errors ?? []);
         if (deepest && deepest.length > 0) {
-          const nested = deepest.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }) as SchemaIssue);
-          return schemaProblems(schema, nested, prefix).slice(0, 1);
+          const nested = deepest.map((inner): SchemaIssue => ({ ...inner, path: [...issue.path, ...inner.path] }));
+          return schemaProblems(schema, nested, prefix, options).slice(0, 1);
         }
         return [{ path, message: issue.message }];
       }
-      case 'invalid_type':
+      case 'invalid_type': {
+        const expected = issue.expected ?? 'something else';
         if (given === undefined) return [{ path, message: 'is required' }];
-        return [{ path, message: `must be a ${KIND_NAMES[issue.expected] ?? issue.expected}, not ${kindOf(given)}` }];
-      case 'invalid_value':
-        if (issue.values.length === 1) return [{ path, message: `must be ${JSON.stringify(issue.values[0])}` }];
-        return [{ path, message: `${given === undefined ? 'must be' : `${kindOf(given)} is not allowed; use`} one of ${issue.values.map((value) => String(value)).join(', ')}` }];
+        if (withhold) return [{ path, message: `must be ${WITHHELD_KIND_NAMES[expected] ?? expected}, not ${kindOfValue(given)}` }];
+        return [{ path, message: `must be a ${KIND_NAMES[expected] ?? expected}, not ${kindOf(given)}` }];
+      }
+      case 'invalid_value': {
+        const values = issue.values ?? [];
+        if (values.length === 1) return [{ path, message: `must be ${JSON.stringify(values[0])}` }];
+        return [{ path, message: `${given === undefined || withhold ? 'must be' : `${kindOf(given)} is not allowed; use`} one of ${values.map((value) => String(value)).join(', ')}` }];
+      }
       case 'too_small':
         if (issue.origin === 'array') return [{ path, message: `must list at least ${String(issue.minimum)} ${Number(issue.minimum) === 1 ? 'entry' : 'entries'}` }];
         if (issue.origin === 'string') return [{ path, message: Number(issue.minimum) === 1 ? 'must not be empty' : `must be at least ${String(issue.minimum)} characters long` }];
@@ -182,7 +239,9 @@ export function schemaProblems(schema: z.ZodType, issues: readonly SchemaIssue[]
       case 'invalid_key': {
         const inner = schemaProblems(
           schema,
-          issue.issues.map((nested) => ({ ...nested, path: [] }) as SchemaIssue),
+          (issue.issues ?? []).map((nested): SchemaIssue => ({ ...nested, path: [] })),
+          [],
+          options,
         )[0];
         // The path ends in the key itself; what is wrong is its name, not its value.
         return [{ path, message: `name ${inner?.message ?? 'is not allowed here'}` }];

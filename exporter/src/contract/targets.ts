@@ -4,7 +4,8 @@
  * reports is what the exporter does.
  */
 import type { TargetGrammar } from '../probers/definition';
-import { PROBER_DEFINITIONS, type ProberName } from '../probers/registry';
+import { PROBER_DEFINITIONS } from '../probers/registry';
+import type { ProberName } from './config';
 
 export interface TargetOptions {
   /**

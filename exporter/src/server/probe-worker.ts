@@ -8,8 +8,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { compileAllowList } from '../config/allowed-targets';
-import { ConfigError, moduleRecord } from '../config/load';
-import { compileParsed, type CompiledConfig, type PatternCache } from '../config/module';
+import { ConfigError } from '../config/load';
+import { compileParsed, moduleRecord, type CompiledConfig, type PatternCache } from '../config/module';
 import type { LocatedProblem } from '../config/load';
 import { Logger, ProbeLog, type Fields } from '../log';
 import { containEscapedErrors } from './escaped-errors';

@@ -11,7 +11,8 @@ import * as duration from '../../src/config/duration';
 import * as regexp from '../../src/config/regexp';
 import * as size from '../../src/config/size';
 import { parseConfig } from '../../src/config/load';
-import { moduleProblems, validateModule, type CompiledModule } from '../../src/config/module';
+import type { CompiledModule } from '../../src/config/module';
+import { moduleProblems } from '../../src/contract';
 import { moduleSchema } from '../../src/config/schema';
 import { formatProblem } from '../../src/contract/problems';
 import { Logger, ProbeLog } from '../../src/log';
@@ -162,12 +163,26 @@ describe('the problems of a module, as the contract reports them', () => {
     expect(lines('my api', { prober: 'ftp' })).toEqual(['modules["my api"].prober: the text "ftp" is not allowed; use one of http, tcp, icmp, dns, grpc, unix']);
   });
 
-  it('are none for a module the exporter loads, and the same for a module the schema already parsed', () => {
+  it('are none for a module the exporter loads; the schema alone passes a pattern that does not compile', () => {
     const module = { prober: 'dns', dns: { query_name: 'example.com', validate_answer_rrs: { fail_if_matches_regexp: ['[z-a]'] } } };
     expect(lines('ok', { prober: 'tcp', tcp: { query_response: [{ expect: '^220' }] } })).toEqual([]);
-    expect(validateModule('zone', moduleSchema.parse(module))).toEqual(moduleProblems('zone', module));
+    expect(moduleProblems('zone', module, { schemaOnly: true })).toEqual([]);
     expect(lines('zone', module)).toEqual([
       'modules.zone.dns.validate_answer_rrs.fail_if_matches_regexp[0]: could not compile regular expression "[z-a]": invalid character class range: `z-a`; rewrite it in RE2 syntax, which has no lookaround or backreferences and repeats at most 1000 times',
+    ]);
+  });
+});
+
+describe('module problems that withhold values', () => {
+  it('say a wrong value by its kind alone, for fields that may hold a secret', () => {
+    const module = { prober: 'http', http: { bearer_token: 12345, compression: 'zip' } };
+    expect(moduleProblems('api', module).map((problem) => formatProblem(problem))).toEqual([
+      'modules.api.http.compression: the text "zip" is not allowed; use one of , gzip, br, deflate, identity',
+      'modules.api.http.bearer_token: must be a text, not number 12345',
+    ]);
+    expect(moduleProblems('api', module, { withholdValues: true }).map((problem) => formatProblem(problem))).toEqual([
+      'modules.api.http.compression: must be one of , gzip, br, deflate, identity',
+      'modules.api.http.bearer_token: must be text, not a number',
     ]);
   });
 });

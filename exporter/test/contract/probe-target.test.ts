@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FAILURE_REASON_METRIC, FAILURE_REASONS, probeTarget, type TargetProbeResult } from '../../src/contract';
-import type { ModuleInput } from '../../src/config/schema';
+import type { ModuleInput } from '../../src/contract';
 import { Logger } from '../../src/log';
 import { Exporter } from '../../src/server/exporter-server';
 import { startFailureTargets, type FailureTargets } from '../../loopback/failure-targets';

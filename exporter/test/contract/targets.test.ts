@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ModuleInput } from '../../src/config/schema';
+import type { ModuleInput } from '../../src/contract';
 import { targetProblem } from '../../src/contract/targets';
 import type { ProberName } from '../../src/probers/registry';
 import { runModule } from '../support/probe-run';

@@ -6,7 +6,7 @@
  * (../support/newer-than-reference.ts).
  */
 import { stringify } from 'yaml';
-import type { ConfigInput } from '../../src/config/schema';
+import type { ConfigInput } from '../../src/contract';
 import { describeWithBinaries } from '../../../test/support/integration';
 import { upstreamSamples, type Sample } from '../../loopback/metrics-text';
 import { REFERENCE_EXPORTER, startPair, type ExporterPair } from '../../loopback/reference-exporter';

@@ -2,7 +2,7 @@
  * Many probes of each kind, answered and failed, leave the process's open descriptors where they began:
  * no socket, TLS session, gRPC channel or ICMP socket outlives its probe.
  */
-import type { ModuleInput } from '../../src/config/schema';
+import type { ModuleInput } from '../../src/contract';
 import { startDnsTestServer, ZONE, type DnsTestServer } from '../../loopback/dns-test-server';
 import { startGrpcHealthServer, type GrpcHealthServer } from '../../loopback/grpc-health-server';
 import { rawSocketsAllowed } from '../support/icmp-privileges';

@@ -1,7 +1,7 @@
 /** Running one prober in-process against a module written as YAML, the way the handler would. */
 import { ProbeRegistry } from '../../src/metrics';
 import { stringify } from 'yaml';
-import type { ModuleInput } from '../../src/config/schema';
+import type { ModuleInput } from '../../src/contract';
 import { parseConfig } from '../../src/config/load';
 import { Logger, ProbeLog } from '../../src/log';
 import { probe } from '../../src/probers';

@@ -1,5 +1,5 @@
 import * as dnsPacket from 'dns-packet';
-import type { ModuleInput } from '../../../src/config/schema';
+import type { ModuleInput } from '../../../src/contract';
 import { metricNames, metricValue } from '../../../loopback/metrics-text';
 import { handlesLeftAfter, openHandles } from '../../../../test/support/open-handles';
 import { runModule } from '../../support/probe-run';

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { moduleProblems } from '../../../src/config/module';
+import { moduleProblems } from '../../../src/contract';
 import { metricValue } from '../../../loopback/metrics-text';
 import { runProbe } from '../../support/probe-run';
 

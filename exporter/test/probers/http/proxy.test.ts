@@ -11,7 +11,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { compileProxy, type ProxyFields } from '../../../src/probers/http/proxy';
 import type { CompileContext } from '../../../src/probers/definition';
-import { moduleProblems } from '../../../src/config/module';
+import { moduleProblems } from '../../../src/contract';
 import { metricValue } from '../../../loopback/metrics-text';
 import { makeTlsFixtures, type TlsFixtures } from '../../../loopback/tls-fixtures';
 import { runProbe } from '../../support/probe-run';

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { echoPayload, echoRequest, isExpectedReply } from '../../../src/probers/icmp/echo';
 import { openIcmpSocket, type IcmpSocket } from '../../../src/probers/icmp/socket';
-import type { ModuleInput } from '../../../src/config/schema';
+import type { ModuleInput } from '../../../src/contract';
 import { metricValue } from '../../../loopback/metrics-text';
 import { rawSocketsAllowed } from '../../support/icmp-privileges';
 import { runModule, type ProbeRun } from '../../support/probe-run';

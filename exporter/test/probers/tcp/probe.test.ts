@@ -1,4 +1,4 @@
-import type { ModuleInput } from '../../../src/config/schema';
+import type { ModuleInput } from '../../../src/contract';
 import { metricNames, metricValue } from '../../../loopback/metrics-text';
 import { handlesLeftAfter, openHandles } from '../../../../test/support/open-handles';
 import { runModule, runProbe } from '../../support/probe-run';

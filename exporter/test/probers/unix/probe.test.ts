@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { moduleProblems } from '../../../src/config/module';
+import { moduleProblems } from '../../../src/contract';
 import { metricValue } from '../../../loopback/metrics-text';
 import { startTcpTestServer, type TcpTestServer } from '../../../loopback/tcp-test-server';
 import { makeTlsFixtures, type TlsFixtures } from '../../../loopback/tls-fixtures';
