@@ -1,5 +1,6 @@
 export * from './spec';
 export * from './secret-ref';
+export * from './agent-chart';
 export * from './presets';
 export * from './example';
 export * from './load';

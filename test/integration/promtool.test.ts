@@ -1,36 +1,15 @@
-/** The rendered scrape jobs, as Prometheus's own checker sees them. */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { stringify } from 'yaml';
-import { parseSpec } from '../../src/model';
-import { LOCAL_EXPORTER_ADDRESS, renderScrapeJobs, type ScrapeConfig } from '../../src/render';
+/** The rendered scrape jobs, as Prometheus's own checker sees them, in every form and chart format that carries them. */
+import { parse } from 'yaml';
+import { LOCAL_EXPORTER_ADDRESS, renderScrapeJobs } from '../../src/render';
+import { genericChartValues } from '../../src/render/agent-charts/generic';
+import { prometheusChartValues } from '../../src/render/agent-charts/prometheus';
+import { victoriaMetricsAgentChartValues } from '../../src/render/agent-charts/victoria-metrics-agent';
+import { GUARDED, scrapeConfigs, spec } from '../fixtures/agent-charts';
+import { renderedByTpl } from '../support/helm';
 import { describeWithBinaries } from '../support/integration';
-import { fullEnv, fullSpec } from '../fixtures/specs';
-
-const PROMTOOL = '/usr/bin/promtool';
-const run = promisify(execFile);
-
-async function promtoolCheck(jobs: ScrapeConfig[]): Promise<{ ok: boolean; output: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'probekit-promtool-'));
-  try {
-    const file = join(dir, 'prometheus.yml');
-    writeFileSync(file, stringify({ global: { scrape_interval: '1m' }, scrape_configs: jobs }));
-    const { stdout, stderr } = await run(PROMTOOL, ['check', 'config', file]);
-    return { ok: true, output: stdout + stderr };
-  } catch (error) {
-    const failure = error as { stdout: string; stderr: string };
-    return { ok: false, output: failure.stdout + failure.stderr };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+import { PROMTOOL, promtoolCheck } from '../support/promtool';
 
 describeWithBinaries([PROMTOOL])('promtool check config', () => {
-  const spec = parseSpec(fullSpec, { env: fullEnv });
-
   it('accepts every rendered job, cluster and single-machine forms', async () => {
     for (const jobs of [renderScrapeJobs(spec), renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS)]) {
       const result = await promtoolCheck(jobs);
@@ -39,10 +18,28 @@ describeWithBinaries([PROMTOOL])('promtool check config', () => {
     }
   });
 
-  it('would refuse a job whose timeout exceeds its interval (the check is real)', async () => {
+  it('accepts the jobs as each Prometheus-format chart carries them, with the exporter behind https, a client certificate and a password', async () => {
+    const file = 'probekit.agent-values.yaml';
+    const agent = { chart: 'generic', chartKey: 'agent', exporterKey: 'blackbox-exporter', enableExporter: false } as const;
+    const generic = genericChartValues(agent, scrapeConfigs(GUARDED), file).values.agent;
+    const prometheus = prometheusChartValues(scrapeConfigs(GUARDED), GUARDED, 'observability', file).values.extraScrapeConfigs;
+    const victoriaMetrics = victoriaMetricsAgentChartValues(scrapeConfigs(GUARDED), GUARDED, 'observability', file).values.extraScrapeConfigs;
+    for (const jobs of ['extraScrapeConfigs' in generic ? generic.extraScrapeConfigs : [], parse(renderedByTpl(prometheus)) as unknown[], victoriaMetrics]) {
+      expect(jobs).toHaveLength(spec.jobs.length + 1);
+      const result = await promtoolCheck(jobs);
+      expect(result.output).toContain('SUCCESS');
+      expect(result.ok).toBe(true);
+    }
+  });
+
+  it('would refuse a job whose timeout exceeds its interval, or a file the agent does not have (the check is real)', async () => {
     const [job] = renderScrapeJobs(spec);
     const result = await promtoolCheck([{ ...job, scrape_timeout: '5m' }]);
     expect(result.ok).toBe(false);
     expect(result.output).toMatch(/scrape timeout greater than scrape interval/);
+    const [guarded] = scrapeConfigs(GUARDED);
+    const missing = await promtoolCheck([{ ...guarded, tls_config: { ...guarded.tls_config, cert_file: '/nowhere/tls.crt' } }]);
+    expect(missing.ok).toBe(false);
+    expect(missing.output).toMatch(/nowhere\/tls\.crt/);
   });
 });

@@ -28,6 +28,14 @@ export interface PrometheusAlert {
   readonly state: 'pending' | 'firing';
 }
 
+/** A target as /api/v1/targets reports it. */
+export interface ActiveTarget {
+  readonly scrapePool: string;
+  readonly labels: Record<string, string>;
+  readonly discoveredLabels: Record<string, string>;
+  readonly scrapeUrl: string;
+}
+
 export interface RunningPrometheus {
   readonly url: string;
   /** Its address as another Prometheus names it in remote_write. */
@@ -36,6 +44,8 @@ export interface RunningPrometheus {
   queryRange(promql: string, start: number, end: number, stepSeconds: number): Promise<RangeSeries[]>;
   labelValues(label: string, match: string): Promise<string[]>;
   alerts(): Promise<PrometheusAlert[]>;
+  /** The targets its scrape jobs hold, whether or not their scrapes succeed. */
+  activeTargets(): Promise<ActiveTarget[]>;
   /** What it wrote to stderr, for a failure's message. */
   log(): string;
   stop(): Promise<void>;
@@ -100,6 +110,7 @@ export async function startPrometheus(config: Record<string, unknown>, options: 
       (await api<{ result: RangeSeries[] }>(`${url}/api/v1/query_range?${search({ query: promql, start: String(start), end: String(end), step: String(step) })}`)).result,
     labelValues: (label, match) => api<string[]>(`${url}/api/v1/label/${encodeURIComponent(label)}/values?${search({ 'match[]': match })}`),
     alerts: async () => (await api<{ alerts: PrometheusAlert[] }>(`${url}/api/v1/alerts`)).alerts,
+    activeTargets: async () => (await api<{ activeTargets: ActiveTarget[] }>(`${url}/api/v1/targets?state=active`)).activeTargets,
     log: () => stderr,
     stop,
   };
