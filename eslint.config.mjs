@@ -4,9 +4,10 @@ import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
-// Import boundaries. Another package is used only through its entry point (`@probekit/exporter`, `probekit`), never
-// through a deep path or a relative path into its folder; the Pulumi program is no library; tests are not imported by
-// what ships. Package exports make the same deep imports fail at run time (test/package/exports.test.ts).
+// Import boundaries. Another package is used only through its entry point (`@probekit/exporter`, `probekit` and its
+// command-line framework `probekit/cli`, `@probekit/assistant`), never through a deep path or a relative path into its
+// folder; the library does not depend on the assistant (the dispatcher loads the assistant's commands when it is
+// installed); the Pulumi program is no library; tests are not imported by what ships. Package exports make the same deep imports fail at run time (test/package/exports.test.ts).
 //
 // One exception, for tests and the benchmark only: exporter/loopback/, the loopback servers (DNS, TCP, gRPC health),
 // the throw-away TLS fixtures and the harness that starts the reference exporter and ours. Every package's tests and
@@ -21,11 +22,21 @@ const LOOPBACK = { regex: '^\\.\\.?/(.*/)?loopback(/|$)', message: 'exporter/loo
 const STACKS = { regex: '^(@probekit/stacks|\\.\\.?/(.*/)?stacks)(/|$)', message: 'stacks/ is the Pulumi program, not a library: move what you need into src/.' };
 const TESTS = { regex: '^\\.\\.?/(.*/)?test(/|$)', message: 'Test files are not part of what this folder ships or runs.' };
 const ROOT_PACKAGE = { regex: '^probekit(/|$)', message: 'The exporter does not depend on the construct library.' };
+const LIBRARY_DEEP = { regex: '^probekit/(?!cli$)', message: "Import the library from 'probekit', or its command-line framework from 'probekit/cli': its entry points." };
+// From assistant/src/<file>, ../../src/ is the library's folder (from a deeper file no one writes it for the assistant's own).
+const LIBRARY_RELATIVE = { regex: '^(\\.\\./){2,}src(/|$)', message: "Import the library from 'probekit' or 'probekit/cli'; its folders are its business." };
+const ASSISTANT = {
+  regex: '^(@probekit/assistant|\\.\\.?/(.*/)?assistant)(/|$)',
+  message: "The library does not depend on the assistant: the dispatcher loads the assistant's commands when it is installed (src/cli/delegated.ts).",
+};
+const ASSISTANT_DEEP = { regex: '^@probekit/assistant/', message: "Import the assistant from '@probekit/assistant', its entry point ('/cli' is the dispatcher's)." };
+const ASSISTANT_RELATIVE = { regex: '^\\.\\.?/(.*/)?assistant/', message: "Import the assistant from '@probekit/assistant'; its folders are its business." };
+const ASSISTANT_BEYOND_SUPPORT = { ...ASSISTANT_RELATIVE, regex: '^\\.\\.?/(.*/)?assistant/(?!test/support/)' };
 
 const restrictImports = (severity, ...patterns) => ({ 'no-restricted-imports': [severity, { patterns }] });
 
 export default defineConfig(
-  { ignores: ['**/node_modules/', 'lib/', 'dist/', 'exporter/lib/', 'exporter/dist/', 'exporter/native/build/', 'coverage/', 'cdk8s.out/'] },
+  { ignores: ['**/node_modules/', 'lib/', 'dist/', 'assistant/lib/', 'exporter/lib/', 'exporter/dist/', 'exporter/native/build/', 'coverage/', 'cdk8s.out/'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {
@@ -42,7 +53,7 @@ export default defineConfig(
     },
   },
   {
-    files: ['test/**', 'exporter/test/**', 'stacks/test/**'],
+    files: ['test/**', 'exporter/test/**', 'assistant/test/**', 'stacks/test/**'],
     rules: {
       // Tests look into parsed manifests and YAML, and load modules anew with require() on purpose.
       '@typescript-eslint/no-explicit-any': 'off',
@@ -56,10 +67,14 @@ export default defineConfig(
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
   { files: ['**/*.js'], languageOptions: { sourceType: 'commonjs', globals: { __dirname: 'readonly' } } },
-  { files: ['src/**', 'examples/**'], rules: restrictImports('error', EXPORTER_DEEP, EXPORTER_RELATIVE, STACKS, TESTS) },
+  { files: ['src/**', 'examples/**'], rules: restrictImports('error', EXPORTER_DEEP, EXPORTER_RELATIVE, STACKS, TESTS, ASSISTANT) },
   { files: ['test/**'], rules: restrictImports('error', EXPORTER_DEEP, EXPORTER_BEYOND_LOOPBACK, STACKS) },
-  { files: ['stacks/**'], rules: restrictImports('error', EXPORTER_DEEP, EXPORTER_RELATIVE) },
-  { files: ['stacks/test/**'], rules: restrictImports('error', EXPORTER_DEEP, EXPORTER_BEYOND_LOOPBACK) },
+  { files: ['assistant/src/**'], rules: restrictImports('error', EXPORTER_DEEP, EXPORTER_RELATIVE, LIBRARY_DEEP, LIBRARY_RELATIVE, STACKS, TESTS) },
+  // The assistant's tests use the library's test helpers (test/support: runCli, describeWithBinaries) as the Pulumi program's do.
+  { files: ['assistant/test/**'], rules: restrictImports('error', EXPORTER_DEEP, EXPORTER_BEYOND_LOOPBACK, LIBRARY_DEEP, STACKS) },
+  { files: ['stacks/**'], rules: restrictImports('error', EXPORTER_DEEP, EXPORTER_RELATIVE, ASSISTANT_DEEP, ASSISTANT_RELATIVE) },
+  // The Pulumi program's tests start the assistant's Elasticsearch-contract server (assistant/test/support).
+  { files: ['stacks/test/**'], rules: restrictImports('error', EXPORTER_DEEP, EXPORTER_BEYOND_LOOPBACK, ASSISTANT_DEEP, ASSISTANT_BEYOND_SUPPORT) },
   { files: ['exporter/**'], rules: restrictImports('error', ROOT_PACKAGE, STACKS) },
   { files: ['exporter/src/**'], rules: restrictImports('error', ROOT_PACKAGE, STACKS, TESTS, LOOPBACK) },
   // The benchmark uses these servers too, so they must not lean on test folders either.

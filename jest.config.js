@@ -1,8 +1,8 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  // Each package's tests beside it: the library's in test/, the exporter's and the stacks' in their folders.
-  roots: ['<rootDir>/test', '<rootDir>/exporter/test', '<rootDir>/stacks/test'],
+  // Each package's tests beside it: the library's in test/, the exporter's, the assistant's and the stacks' in their folders.
+  roots: ['<rootDir>/test', '<rootDir>/exporter/test', '<rootDir>/assistant/test', '<rootDir>/stacks/test'],
   testMatch: ['**/*.test.ts'],
   // Packages import each other by name; the source condition resolves them to their TypeScript sources, so
   // tests never run against a stale build.

@@ -2,10 +2,10 @@
  * The search-engine API key as a Pulumi resource: created at deploy time with a user's
  * basic credentials, kept as long as nothing that defines the key changes, invalidated when the stack no
  * longer holds it. Pulumi has no provider for Elasticsearch's security API, so this is a dynamic resource
- * whose CRUD calls probekit/search, the same client the CLI uses.
+ * whose CRUD calls @probekit/assistant, the same client the CLI uses.
  */
 import * as pulumi from '@pulumi/pulumi';
-import { createApiKey, displayUrl, invalidateApiKey, NO_EXPIRATION, SearchEngineError, type RolePreset, type SearchEngineConnection } from 'probekit/search';
+import { createApiKey, displayUrl, invalidateApiKey, NO_EXPIRATION, SearchEngineError, type RolePreset, type SearchEngineConnection } from '@probekit/assistant';
 
 /** What defines a key and what is needed to reach the engine; the password is a secret input. */
 export interface ApiKeyInputs {

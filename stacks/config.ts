@@ -23,7 +23,7 @@ import {
   valueFreeSchemaProblems,
   withRequiredHints,
 } from 'probekit';
-import { ROLE_PRESET_NAMES, type RolePreset } from 'probekit/search';
+import { ROLE_PRESET_NAMES, type RolePreset } from '@probekit/assistant';
 
 /** The configuration namespace: the project name of Pulumi.yaml. */
 export const CONFIG_NAMESPACE = 'probekit';

@@ -6,7 +6,7 @@
 import * as pulumi from '@pulumi/pulumi';
 import { readFileSync } from 'node:fs';
 import { clusterExporterAddress, DEFAULTS, synthesize, type Environment } from 'probekit';
-import { DEFAULT_ROLE_PRESET } from 'probekit/search';
+import { DEFAULT_ROLE_PRESET } from '@probekit/assistant';
 import { SearchEngineApiKey } from './api-key';
 import { ProbekitCluster } from './cluster';
 import type { KubernetesObject } from './objects';

@@ -9,7 +9,7 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { probekitLabels } from '../render/labels';
 import { SEARCH_ENGINE_SECRET_KEYS, SEARCH_ENGINE_SECRET_NAME } from '../render/search-engine-secret';
-import { SEARCH_ENGINE_ENV, SKILLS_SERVER_HEALTH_PATH, SKILLS_SERVER_IMAGE, SKILLS_SERVER_PORT } from '../search/skills-server';
+import { SEARCH_ENGINE_ENV, SKILLS_SERVER_HEALTH_PATH, SKILLS_SERVER_IMAGE, SKILLS_SERVER_PORT } from '../render/skills-server';
 
 /** Environment variable the server reads its MCP bearer token from, when one is configured. */
 export const MCP_TOKEN_ENV = 'PROBEKIT_MCP_TOKEN';

@@ -6,8 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { closestName } from '../model';
-import { urlProblem, type SearchEngineTls } from '../search/connection';
+import { closestName } from '@probekit/exporter';
 
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -31,6 +30,9 @@ export interface Command {
 
 /** A mistake in how the command was called: printed as one line, exit code 2. */
 export class UsageError extends Error {}
+
+/** A failure the command met with a right command line (a search engine refused, a package is missing): printed line by line, exit code 1. */
+export class CommandFailure extends Error {}
 
 /** `--help` or `-h` among a command's flags: the dispatcher prints `usage` on stdout and exits 0. */
 export class HelpRequest extends Error {
@@ -231,26 +233,4 @@ export function parseFlags<T extends OptionSpec>(
 export function required(value: string | undefined, flag: string, hint: string): string {
   if (value === undefined || value === '') throw new UsageError(`--${flag} is required: ${hint}`);
   return value;
-}
-
-/**
- * A search engine's URL as the user gave it, with `named` the flag or variable that gave it (`--url`,
- * `PROBEKIT_SEARCH_ENGINE_URL`). A wrong one is a UsageError that echoes it, unless it holds credentials.
- */
-export function checkedUrlArgument(url: string, named: string): string {
-  const problem = urlProblem(url);
-  if (problem === undefined) return url;
-  const given = url.includes('@') ? named : named.startsWith('-') ? `${named} ${url}` : `${named}=${url}`;
-  throw new UsageError(`${given}: ${problem}`);
-}
-
-export const TLS_FLAGS = { insecure: { type: 'boolean' }, 'ca-file': { type: 'string' } } as const;
-
-/** The TLS choice of --insecure / --ca-file; skipping verification is allowed, as the documented example does, but said aloud. */
-export function tlsFrom(values: { insecure?: boolean; 'ca-file'?: string }, io: CliIo): SearchEngineTls {
-  if (values.insecure && values['ca-file'] !== undefined) throw new UsageError('--insecure and --ca-file exclude each other: verify with the CA, or skip verification');
-  if (values.insecure) {
-    io.stderr("warning: --insecure: the search engine's TLS certificate is not verified; whoever sits on the path can read what is sent\n");
-  }
-  return { insecure: values.insecure ?? false, ...(values['ca-file'] === undefined ? {} : { caFile: resolve(io.cwd, values['ca-file']) }) };
 }

@@ -1,25 +1,25 @@
 #!/usr/bin/env node
 /**
  * `probekit`: one dispatcher for every command. To add one, write `src/cli/<name>.ts` exporting a Command (usually
- * a commandGroup of subcommands) and add it to COMMANDS.
+ * a commandGroup of subcommands) and add it to COMMANDS. The assistant's commands are `@probekit/assistant`'s,
+ * loaded when they run (./delegated.ts).
  */
 import { version } from '../../package.json';
 import { closestName, ProblemsError } from '../model';
-import { SearchEngineError } from '../search/connection';
-import { SkillInputError } from '../search/skill';
-import { assistantCommand } from './assistant';
 import { hostCommand } from './host';
-import { HelpRequest, processIo, UsageError, type CliIo, type Command } from './command';
-import { searchEngineCommand } from './search-engine';
+import { CommandFailure, HelpRequest, processIo, UsageError, type CliIo, type Command } from './command';
+import { delegatedCommand } from './delegated';
 import { synthCommand } from './synth';
 import { testCommand } from './preflight';
+
+const ASSISTANT_PACKAGE = '@probekit/assistant';
 
 export const COMMANDS: Readonly<Record<string, Command>> = {
   synth: synthCommand,
   test: testCommand,
   host: hostCommand,
-  'search-engine': searchEngineCommand,
-  assistant: assistantCommand,
+  'search-engine': delegatedCommand('search-engine', 'create the API key for the assistant, and check the integration settings', ASSISTANT_PACKAGE),
+  assistant: delegatedCommand('assistant', "serve the assistant's search-engine skills over MCP, or run one", ASSISTANT_PACKAGE),
 };
 
 function usage(): string {
@@ -77,8 +77,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       io.stdout(error.usage);
       return 0;
     }
-    if (error instanceof UsageError || error instanceof SkillInputError) return printError(io, error, 2);
-    if (error instanceof SearchEngineError || error instanceof ProblemsError) return printError(io, error, 1);
+    if (error instanceof UsageError) return printError(io, error, 2);
+    if (error instanceof CommandFailure || error instanceof ProblemsError) return printError(io, error, 1);
     throw error;
   }
 }

@@ -1,13 +1,13 @@
 /**
- * The API-key resource's CRUD against the Elasticsearch contract server (test/support/elasticsearch.ts): no real
+ * The API-key resource's CRUD against the Elasticsearch contract server (assistant/test/support/elasticsearch.ts): no real
  * Elasticsearch and no Pulumi engine can run here. The provider under test is the one `pulumi up` would run: the
  * text Pulumi serializes into the resource's `__provider` input, loaded the way Pulumi's dynamic-provider host
  * loads it, so the test also proves the closure survives serialization.
  */
 import * as pulumi from '@pulumi/pulumi';
 import { apiKeyProvider, SearchEngineApiKey, type ApiKeyInputs, type ApiKeyOutputs } from '../api-key';
-import { ROLE_PRESETS } from 'probekit/search';
-import { ContractElasticsearch, CONTRACT_VERSIONS } from '../../test/support/elasticsearch';
+import { ROLE_PRESETS } from '@probekit/assistant';
+import { ContractElasticsearch, CONTRACT_VERSIONS } from '../../assistant/test/support/elasticsearch';
 import { describeWithBinaries } from '../../test/support/integration';
 import { makeTlsPem, OPENSSL, type TlsPem } from '../../exporter/loopback/tls-fixtures';
 import { isSecretValue } from './support/pulumi-mocks';

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { apiKeyProvider } from '../api-key';
-import { ContractElasticsearch } from '../../test/support/elasticsearch';
+import { ContractElasticsearch } from '../../assistant/test/support/elasticsearch';
 import { describeWithBinaries } from '../../test/support/integration';
 import { makeTlsPem, OPENSSL } from '../../exporter/loopback/tls-fixtures';
 

@@ -6,7 +6,7 @@
 import { Chart, Testing } from 'cdk8s';
 import { AssistantSkills, MCP_TOKEN_ENV } from '../../src/cdk8s/assistant-skills';
 import { SEARCH_ENGINE_SECRET_KEYS, SEARCH_ENGINE_SECRET_NAME } from '../../src/render/search-engine-secret';
-import { SEARCH_ENGINE_ENV, SKILLS_SERVER_IMAGE } from '../../src/search/skills-server';
+import { SEARCH_ENGINE_ENV, SKILLS_SERVER_IMAGE } from '../../src/render/skills-server';
 
 interface Manifest {
   kind: string;

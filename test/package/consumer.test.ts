@@ -41,10 +41,10 @@ describe('the packed packages', () => {
   it('probekit holds the compiled library, its type declarations, the README and package.json', () => {
     const unexpected = packs.probekit.files.filter((file) => !/^lib\/.*\.(js|d\.ts)$/.test(file) && !['README.md', 'package.json'].includes(file));
     expect(unexpected).toEqual([]);
-    expect(packs.probekit.files).toEqual(expect.arrayContaining(['lib/index.js', 'lib/index.d.ts', 'lib/search/index.js', 'lib/search/index.d.ts', 'lib/cli/main.js']));
+    expect(packs.probekit.files).toEqual(expect.arrayContaining(['lib/index.js', 'lib/index.d.ts', 'lib/cli/index.js', 'lib/cli/index.d.ts', 'lib/cli/main.js']));
     // No tests, no benchmark, no sources, no default app of this repository (cdk8s.yaml runs it from source), and
-    // no declarations of the command line, which nobody imports.
-    expect(packs.probekit.files.filter((file) => /test|bench|\.ts$(?<!\.d\.ts)|^lib\/cdk8s\/app\.|^lib\/cli\/.*\.d\.ts$/.test(file))).toEqual([]);
+    // no declarations of the commands, which nobody imports (only those of probekit/cli, their framework).
+    expect(packs.probekit.files.filter((file) => /test|bench|\.ts$(?<!\.d\.ts)|^lib\/cdk8s\/app\.|^lib\/cli\/(?!index\.|command\.).*\.d\.ts$/.test(file))).toEqual([]);
   });
 
   it('the exporter holds its contract, the bundle, the addon and its sources, the license, and no tests, loopback servers, benchmark or packaging (a machine installs from the release bundles)', () => {
@@ -119,16 +119,14 @@ describeWithNpmCache(consumerRegistrySpecs())('a cdk8s app that installs the pac
     });
     copyFileSync(EXAMPLE, join(consumer, 'parts.ts'));
     writeFileSync(
-      join(consumer, 'search.ts'),
-      "import { MCP_HTTP_PATH, SEARCH_ENGINE_ENV } from 'probekit/search';\n\nconst path: string = MCP_HTTP_PATH;\nconsole.log(JSON.stringify({ path, env: SEARCH_ENGINE_ENV.url }));\n",
+      join(consumer, 'cli.ts'),
+      "import { MCP_HTTP_PATH, SEARCH_ENGINE_ENV } from 'probekit/cli';\n\nconst path: string = MCP_HTTP_PATH;\nconsole.log(JSON.stringify({ path, env: SEARCH_ENGINE_ENV.url }));\n",
     );
-    // Each file with each resolution. The example with skipLibCheck off, so that our declarations (and cdk8s's) are
-    // checked too; probekit/search with it on, as tsc --init sets it: the Elasticsearch client's and the MCP SDK's
-    // declarations, which ours refer to, do not check without it.
+    // Each file with each resolution, with skipLibCheck off, so that our declarations (and cdk8s's) are checked too.
     for (const [resolution, module] of RESOLUTIONS) {
       for (const [file, skipLibCheck] of [
         ['parts', false],
-        ['search', true],
+        ['cli', false],
       ] as const) {
         const emit = resolution === 'node16' ? { outDir: 'out' } : { noEmit: true };
         writeJson(join(consumer, `tsconfig.${file}.${resolution}.json`), {
@@ -160,7 +158,7 @@ describeWithNpmCache(consumerRegistrySpecs())('a cdk8s app that installs the pac
     }
   });
 
-  it('type-checks the example and a probekit/search import with tsc, with node16 and with the classic node resolution', () => {
+  it('type-checks the example and a probekit/cli import with tsc, with node16 and with the classic node resolution', () => {
     expect(tscOutputs).toHaveLength(4);
     expect(tscOutputs).toEqual(tscOutputs.map(({ config }) => ({ config, output: '' })));
   });
@@ -183,15 +181,15 @@ describeWithNpmCache(consumerRegistrySpecs())('a cdk8s app that installs the pac
     for (const file of installed) expect(readFileSync(join(consumer, 'dist', file), 'utf8')).toBe(readFileSync(join(fromSource, file), 'utf8'));
   }, 120_000);
 
-  it('import "probekit" loads none of the assistant, exporter or Pulumi dependencies; probekit/search and the bin work', async () => {
+  it('import "probekit" loads none of the assistant, exporter or Pulumi dependencies; probekit/cli and the bin work', async () => {
     const script = `require('probekit'); console.log(JSON.stringify(Object.keys(require.cache)));`;
     const { stdout } = await run('node', ['-e', script], { cwd: consumer, env: bareEnv });
     const loaded = JSON.parse(stdout) as string[];
     expect(loaded.some((file) => file.includes('/node_modules/probekit/lib/'))).toBe(true);
     expect(loaded.filter((file) => HEAVY.some((name) => file.includes(`/node_modules/${name}`)))).toEqual([]);
 
-    const search = await run('node', ['out/search.js'], { cwd: consumer, env: bareEnv });
-    expect(JSON.parse(search.stdout)).toEqual({ path: '/mcp', env: 'PROBEKIT_SEARCH_ENGINE_URL' });
+    const cli = await run('node', ['out/cli.js'], { cwd: consumer, env: bareEnv });
+    expect(JSON.parse(cli.stdout)).toEqual({ path: '/mcp', env: 'PROBEKIT_SEARCH_ENGINE_URL' });
     const help = await run(join(consumer, 'node_modules', '.bin', 'probekit'), ['--help'], { cwd: consumer, env: bareEnv });
     expect(help.stdout).toMatch(/^usage: probekit <command>/);
   });

@@ -26,9 +26,20 @@ describe.each(CONDITIONS)('resolved to the %s packages', (_, nodeArgs) => {
   it('the entry points load', async () => {
     await expect(requireAtRoot('@probekit/exporter', nodeArgs)).resolves.toBe('loaded');
     await expect(requireAtRoot('probekit', nodeArgs)).resolves.toBe('loaded');
+    await expect(requireAtRoot('probekit/cli', nodeArgs)).resolves.toBe('loaded');
+    await expect(requireAtRoot('@probekit/assistant', nodeArgs)).resolves.toBe('loaded');
   }, 60_000);
 
-  it.each(['@probekit/exporter/lib/src/config/load', '@probekit/exporter/src/config/schema', '@probekit/exporter/dist/probekit-exporter.js', 'probekit/lib/index.js', 'probekit/src/model/spec'])(
+  it.each([
+    '@probekit/exporter/lib/src/config/load',
+    '@probekit/exporter/src/config/schema',
+    '@probekit/exporter/dist/probekit-exporter.js',
+    'probekit/lib/index.js',
+    'probekit/src/model/spec',
+    'probekit/lib/cli/command',
+    '@probekit/assistant/lib/connection',
+    '@probekit/assistant/src/skills',
+  ])(
     'require(%s) fails: not exported',
     async (deep) => {
       await expect(requireAtRoot(deep, nodeArgs)).resolves.toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');

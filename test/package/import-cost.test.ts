@@ -1,7 +1,8 @@
 /**
  * `import 'probekit'` stays light: the constructs and the model load without the assistant's dependencies (the
- * Elasticsearch client, the MCP SDK: `probekit/search` loads those), the exporter's runtime, or Pulumi. Checked in
- * a fresh node process on the sources; the consumer test checks the same of the installed package.
+ * Elasticsearch client, the MCP SDK: `@probekit/assistant` loads those), the exporter's runtime, or Pulumi; and
+ * `probekit/cli`, the command-line framework the assistant's commands are written in, loads not even cdk8s. Checked
+ * in a fresh node process on the sources; the consumer test checks the same of the installed package.
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { FROM_SOURCE } from '../../exporter/loopback/from-source';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..');
+const HEAVY = ['@elastic/elasticsearch', '@modelcontextprotocol/sdk', '@grpc/grpc-js', 'prom-client'];
 
 /** The packages whose files `require(specifier)` loads in a fresh node process at the root. */
 async function packagesLoadedBy(specifier: string): Promise<string[]> {
@@ -22,9 +24,14 @@ async function packagesLoadedBy(specifier: string): Promise<string[]> {
 it("require('probekit') loads cdk8s, the model's packages and nothing heavy", async () => {
   const loaded = await packagesLoadedBy('probekit');
   expect(loaded).toEqual(expect.arrayContaining(['cdk8s', 'cdk8s-plus-28', 'constructs', 'yaml', 'zod']));
-  expect(loaded.filter((name) => ['@elastic/elasticsearch', '@modelcontextprotocol/sdk', '@grpc/grpc-js', 'prom-client'].includes(name) || name.startsWith('@pulumi/'))).toEqual([]);
+  expect(loaded.filter((name) => HEAVY.includes(name) || name.startsWith('@pulumi/'))).toEqual([]);
 }, 60_000);
 
-it("require('probekit/search') loads the assistant's packages: the check above sees them where they load", async () => {
-  await expect(packagesLoadedBy('probekit/search')).resolves.toEqual(expect.arrayContaining(['@elastic/elasticsearch', '@modelcontextprotocol/sdk']));
+it("require('probekit/cli') loads neither cdk8s nor anything heavy", async () => {
+  const loaded = await packagesLoadedBy('probekit/cli');
+  expect(loaded.filter((name) => ['cdk8s', 'cdk8s-plus-28', 'constructs', ...HEAVY].includes(name) || name.startsWith('@pulumi/'))).toEqual([]);
+}, 60_000);
+
+it("require('@probekit/assistant') loads the assistant's packages: the checks above see them where they load", async () => {
+  await expect(packagesLoadedBy('@probekit/assistant')).resolves.toEqual(expect.arrayContaining(['@elastic/elasticsearch', '@modelcontextprotocol/sdk']));
 }, 60_000);

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Chart, Testing } from 'cdk8s';
 import { AssistantSkills } from '../../src/cdk8s/assistant-skills';
-import { SKILLS_SERVER_HEALTH_PATH, SKILLS_SERVER_IMAGE, SKILLS_SERVER_PORT } from '../../src/search/skills-server';
+import { SKILLS_SERVER_HEALTH_PATH, SKILLS_SERVER_IMAGE, SKILLS_SERVER_PORT } from '../../src/render/skills-server';
 
 const ROOT = join(__dirname, '..', '..');
 const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');

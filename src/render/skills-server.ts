@@ -1,6 +1,7 @@
 /**
- * What a deployment needs to know about the skills server, without loading the search client or the MCP SDK:
- * the construct library imports these, and `import 'probekit'` must stay light.
+ * The assistant's skills server as it is deployed: the image, port, paths and environment that the AssistantSkills
+ * construct gives it and that `@probekit/assistant` serves by (it reads them from `probekit/cli`). Here, in the
+ * library, because the construct must not load the assistant's package.
  */
 import { version } from '../../package.json';
 

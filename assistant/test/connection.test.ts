@@ -1,13 +1,13 @@
 /**
  * Talking to each supported Elasticsearch in a way it accepts: the version read from `GET /`, then every request
  * sent with `compatible-with` set to that server's REST API, against the contract server as 7.17, 8.x and 9.x
- * (test/support/elasticsearch.ts; no real Elasticsearch can run here). The client's own default, version 9 on
+ * (assistant/test/support/elasticsearch.ts; no real Elasticsearch can run here). The client's own default, version 9 on
  * every request, is shown refused by 8.x, as the real 8.x refuses it.
  */
 import { Client } from '@elastic/elasticsearch';
-import { connectSearchEngine, createSearchClient, mediaTypes, SearchEngineError } from '../../src/search/connection';
-import { ContractElasticsearch, CONTRACT_VERSIONS } from '../support/elasticsearch';
-import { describeWithBinaries } from '../support/integration';
+import { connectSearchEngine, createSearchClient, mediaTypes, SearchEngineError } from '../src/connection';
+import { ContractElasticsearch, CONTRACT_VERSIONS } from './support/elasticsearch';
+import { describeWithBinaries } from '../../test/support/integration';
 import { makeTlsPem, OPENSSL, type TlsPem } from '../../exporter/loopback/tls-fixtures';
 
 describeWithBinaries([OPENSSL])('connecting to Elasticsearch', () => {

@@ -36,7 +36,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { makeTlsPem, type TlsPem } from '../../exporter/loopback/tls-fixtures';
+import { makeTlsPem, type TlsPem } from '../../../exporter/loopback/tls-fixtures';
 import { ContractError, isObject } from './elasticsearch-contract/errors';
 import { IndexMapping, TEXT_TYPES, type StoredDoc } from './elasticsearch-contract/fields';
 import { count, search, type Shard } from './elasticsearch-contract/search';

@@ -1,23 +1,23 @@
 /**
  * `probekit assistant run` and `list`: one skill run from the command line against the Elasticsearch contract
- * server (test/support/elasticsearch.ts; no real Elasticsearch can run here), and the mistakes refused before any
- * request. Serving over MCP is test/search/mcp.test.ts.
+ * server (assistant/test/support/elasticsearch.ts; no real Elasticsearch can run here), and the mistakes refused before any
+ * request. Serving over MCP is assistant/test/mcp.test.ts.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LOG_INDEX_PATTERNS, skillsRole } from '../../src/search/api-key';
-import { SEARCH_ENGINE_ENV } from '../../src/search/skills-server';
-import { BUILT_IN_SKILLS } from '../../src/search/skills';
-import { runCli } from '../support/cli';
+import { LOG_INDEX_PATTERNS, skillsRole } from '../../src/api-key';
+import { SEARCH_ENGINE_ENV } from 'probekit/cli';
+import { BUILT_IN_SKILLS } from '../../src/skills';
+import { runCli } from '../../../test/support/cli';
 import { ContractElasticsearch } from '../support/elasticsearch';
-import { describeWithBinaries } from '../support/integration';
-import { OPENSSL } from '../../exporter/loopback/tls-fixtures';
-import { ECS_INDEX, LOG_INDICES, LOG_USERS } from '../search/fixtures/logs';
+import { describeWithBinaries } from '../../../test/support/integration';
+import { OPENSSL } from '../../../exporter/loopback/tls-fixtures';
+import { ECS_INDEX, LOG_INDICES, LOG_USERS } from '../fixtures/logs';
 
 // The tests' TLS certificates are made with openssl (Node has no API to issue one).
 describeWithBinaries([OPENSSL])('probekit assistant', () => {
-  const CUSTOM = join(__dirname, '..', 'search', 'fixtures', 'custom-skills.js');
+  const CUSTOM = join(__dirname, '..', 'fixtures', 'custom-skills.js');
   const dir = mkdtempSync(join(tmpdir(), 'probekit-assistant-'));
   let es: ContractElasticsearch;
   let token: string;

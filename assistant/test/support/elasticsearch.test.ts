@@ -1,12 +1,12 @@
 /**
  * The Elasticsearch contract server refuses what each real version refuses and computes what it computes; the
  * skills' tests are only as strict as it is. Requests here are raw HTTPS, so that every header is the test's own.
- * The sources its behaviours were checked against are listed in its header (test/support/elasticsearch.ts).
+ * The sources its behaviours were checked against are listed in its header (assistant/test/support/elasticsearch.ts).
  */
 import { request } from 'node:https';
-import { OPENSSL } from '../../exporter/loopback/tls-fixtures';
+import { OPENSSL } from '../../../exporter/loopback/tls-fixtures';
 import { ContractElasticsearch, CONTRACT_VERSIONS, type ContractIndex } from './elasticsearch';
-import { describeWithBinaries } from './integration';
+import { describeWithBinaries } from '../../../test/support/integration';
 
 const USERS = { elastic: { password: 'contract-password', roles: { superuser: { cluster: ['all'], index: [{ names: ['*'], privileges: ['all'] }] } } } };
 const AUTH = `Basic ${Buffer.from('elastic:contract-password').toString('base64')}`;

@@ -9,14 +9,14 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { schemaProblems } from '@probekit/exporter';
 import { version } from '../../package.json';
-import { connectSearchEngine, urlProblem } from '../search/connection';
-import { SEARCH_ENGINE_ENV } from '../search/skills-server';
-import { LOG_FIELD_ROLES, type LogFields } from '../search/log-fields';
-import { createSkillsMcpServer, listeningPort, serveSkillsOverHttp } from '../search/mcp';
-import { checkSkills, connectOnFirstUse, loadCustomSkills, runSkill, SkillInputError, type Skill } from '../search/skill';
-import { BUILT_IN_SKILLS } from '../search/skills';
-import { TARGET_LOG_RULE, type TargetLogRule } from '../search/target-logs';
-import { checkedUrlArgument, commandGroup, fromEnvironment, parseFlags, readSecret, TLS_FLAGS, tlsFrom, UsageError, type CliIo } from './command';
+import { fromEnvironment, parseFlags, readSecret, SEARCH_ENGINE_ENV, UsageError, type CliIo, type Subcommand } from 'probekit/cli';
+import { connectSearchEngine, urlProblem } from '../connection';
+import { LOG_FIELD_ROLES, type LogFields } from '../log-fields';
+import { createSkillsMcpServer, listeningPort, serveSkillsOverHttp } from '../mcp';
+import { checkSkills, connectOnFirstUse, loadCustomSkills, runSkill, SkillInputError, type Skill } from '../skill';
+import { BUILT_IN_SKILLS } from '../skills';
+import { TARGET_LOG_RULE, type TargetLogRule } from '../target-logs';
+import { checkedUrlArgument, TLS_FLAGS, tlsFrom } from './connection-flags';
 
 const CONNECTION_USAGE =
   '[--url URL] [--api-token-env VAR | --api-token-file FILE] [--insecure] [--ca-file FILE] [--skills MODULE] [--fields JSON] ' +
@@ -180,8 +180,9 @@ async function list(args: readonly string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-export const assistantCommand = commandGroup('assistant', "serve the assistant's search-engine skills over MCP, or run one", {
+/** `probekit assistant`'s subcommands; the dispatcher makes the group (src/cli/delegated.ts in the library). */
+export const ASSISTANT_SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
   serve: { usage: USAGE.serve, run: serve },
   run: { usage: USAGE.run, run },
   list: { usage: USAGE.list, run: list },
-});
+};

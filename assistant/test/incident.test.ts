@@ -1,16 +1,16 @@
 /**
- * Summaries at incident size (test/search/fixtures/incident.ts): 12,000 errors of one pod in five statements with
- * known counts and first and last times. The contract server (test/support/elasticsearch.ts; no real Elasticsearch
+ * Summaries at incident size (assistant/test/fixtures/incident.ts): 12,000 errors of one pod in five statements with
+ * known counts and first and last times. The contract server (assistant/test/support/elasticsearch.ts; no real Elasticsearch
  * runs here) computes the aggregations over every line, so the skills' counts are checked against the truth, on
  * each supported version, and their cost on the engine is bounded: a handful of requests, no hits beyond the
  * samples.
  */
-import { skillsRole } from '../../src/search/api-key';
-import { connectSearchEngine } from '../../src/search/connection';
-import { createSkillContext, runSkill, type SkillContext } from '../../src/search/skill';
-import { BUILT_IN_SKILLS } from '../../src/search/skills';
-import { ContractElasticsearch, CONTRACT_VERSIONS } from '../support/elasticsearch';
-import { describeWithBinaries } from '../support/integration';
+import { skillsRole } from '../src/api-key';
+import { connectSearchEngine } from '../src/connection';
+import { createSkillContext, runSkill, type SkillContext } from '../src/skill';
+import { BUILT_IN_SKILLS } from '../src/skills';
+import { ContractElasticsearch, CONTRACT_VERSIONS } from './support/elasticsearch';
+import { describeWithBinaries } from '../../test/support/integration';
 import { OPENSSL } from '../../exporter/loopback/tls-fixtures';
 import { incident, INCIDENT_INDEX, INCIDENT_POD, OTHER_POD } from './fixtures/incident';
 import { LOG_USERS } from './fixtures/logs';

@@ -1,20 +1,20 @@
 /**
- * The assistant's skills over a realistic log data set (test/search/fixtures/logs.ts): the same lines in ECS and in
+ * The assistant's skills over a realistic log data set (assistant/test/fixtures/logs.ts): the same lines in ECS and in
  * Fluent Bit's dynamic layout, an OpenTelemetry data stream with alias fields, an index without `@timestamp` and one
  * whose shard fails, all under `logs-*`. They are served by the Elasticsearch contract server
- * (test/support/elasticsearch.ts) as 7.17, 8.x and 9.x in turn: no real Elasticsearch can run here; the server
+ * (assistant/test/support/elasticsearch.ts) as 7.17, 8.x and 9.x in turn: no real Elasticsearch can run here; the server
  * refuses what each version refuses (media types, unknown keys, text fields in aggregations and sorts, unmapped
  * sort fields) and computes queries and aggregations for real, so wrong field detection fails these tests.
  * The skills run with a key of the read-only preset: it is enough for all of them.
  */
-import { LOG_INDEX_PATTERNS, skillsRole } from '../../src/search/api-key';
-import { connectSearchEngine, SearchEngineError } from '../../src/search/connection';
-import { detectIndexLogFields, ECS_LOG_FIELDS, groupLayouts } from '../../src/search/log-fields';
-import { messagePattern, patternPhrases } from '../../src/search/log-patterns';
-import { createSkillContext, runSkill, SkillInputError, type SkillContext } from '../../src/search/skill';
-import { BUILT_IN_SKILLS } from '../../src/search/skills';
-import { ContractElasticsearch, CONTRACT_VERSIONS } from '../support/elasticsearch';
-import { describeWithBinaries } from '../support/integration';
+import { LOG_INDEX_PATTERNS, skillsRole } from '../src/api-key';
+import { connectSearchEngine, SearchEngineError } from '../src/connection';
+import { detectIndexLogFields, ECS_LOG_FIELDS, groupLayouts } from '../src/log-fields';
+import { messagePattern, patternPhrases } from '../src/log-patterns';
+import { createSkillContext, runSkill, SkillInputError, type SkillContext } from '../src/skill';
+import { BUILT_IN_SKILLS } from '../src/skills';
+import { ContractElasticsearch, CONTRACT_VERSIONS } from './support/elasticsearch';
+import { describeWithBinaries } from '../../test/support/integration';
 import { OPENSSL } from '../../exporter/loopback/tls-fixtures';
 import {
   BROKEN_INDEX,

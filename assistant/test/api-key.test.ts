@@ -1,13 +1,13 @@
 /**
- * API key creation and invalidation against the Elasticsearch contract server (test/support/elasticsearch.ts), as
+ * API key creation and invalidation against the Elasticsearch contract server (assistant/test/support/elasticsearch.ts), as
  * 7.17, 8.x and 9.x, each refusing the media types it refuses. No real Elasticsearch can run here; the server
  * follows Elasticsearch's documented REST contract over real TLS with a CA made by the test.
  */
 import { createServer } from 'node:net';
-import { apiKeyRequest, createApiKey, DEFAULT_KEY_EXPIRATION, invalidateApiKey, LOG_INDEX_PATTERNS, ROLE_PRESETS } from '../../src/search/api-key';
-import { createSearchClient, SearchEngineError } from '../../src/search/connection';
-import { ContractElasticsearch, CONTRACT_VERSIONS } from '../support/elasticsearch';
-import { describeWithBinaries } from '../support/integration';
+import { apiKeyRequest, createApiKey, DEFAULT_KEY_EXPIRATION, invalidateApiKey, LOG_INDEX_PATTERNS, ROLE_PRESETS } from '../src/api-key';
+import { createSearchClient, SearchEngineError } from '../src/connection';
+import { ContractElasticsearch, CONTRACT_VERSIONS } from './support/elasticsearch';
+import { describeWithBinaries } from '../../test/support/integration';
 import { makeTlsPem, OPENSSL, type TlsPem } from '../../exporter/loopback/tls-fixtures';
 
 // The tests' TLS certificates are made with openssl (Node has no API to issue one).

@@ -1,17 +1,17 @@
 /**
  * `probekit search-engine create-key` and `check`, run in-process against the Elasticsearch contract server
- * (test/support/elasticsearch.ts) as 7.17, 8.x and 9.x. No real Elasticsearch can run here; the server follows its
+ * (assistant/test/support/elasticsearch.ts) as 7.17, 8.x and 9.x. No real Elasticsearch can run here; the server follows its
  * documented REST contract, refusing the media types each version refuses, over TLS with a CA the test makes.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { renderSearchEngineSecret } from '../../src/render/search-engine-secret';
+import { renderSearchEngineSecret } from 'probekit/cli';
 import { ContractElasticsearch, CONTRACT_VERSIONS } from '../support/elasticsearch';
-import { runCli } from '../support/cli';
-import { describeWithBinaries } from '../support/integration';
-import { makeTlsPem, OPENSSL } from '../../exporter/loopback/tls-fixtures';
+import { runCli } from '../../../test/support/cli';
+import { describeWithBinaries } from '../../../test/support/integration';
+import { makeTlsPem, OPENSSL } from '../../../exporter/loopback/tls-fixtures';
 
 // The tests' TLS certificates are made with openssl (Node has no API to issue one).
 describeWithBinaries([OPENSSL]).each(CONTRACT_VERSIONS)('probekit search-engine on Elasticsearch %s', (version) => {

@@ -4,7 +4,7 @@
  * engine's URL and token, the bearer token, a free port for 8080), and the SDK's own MCP client lists the tools
  * through them and calls one. `probekit` on the PATH is the repository's command run from source, standing in for
  * an installed one (installing the packed package and running its bin is test/package/consumer.test.ts). The
- * engine is the Elasticsearch contract server (test/support/elasticsearch.ts): no real Elasticsearch can run here.
+ * engine is the Elasticsearch contract server (assistant/test/support/elasticsearch.ts): no real Elasticsearch can run here.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -15,13 +15,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { skillsRole } from '../../src/search/api-key';
-import { BUILT_IN_SKILLS } from '../../src/search/skills';
+import { skillsRole } from '../src/api-key';
+import { BUILT_IN_SKILLS } from '../src/skills';
 import { FROM_SOURCE } from '../../exporter/loopback/from-source';
 import { freePort } from '../../exporter/loopback/reference-exporter';
 import { OPENSSL } from '../../exporter/loopback/tls-fixtures';
-import { ContractElasticsearch } from '../support/elasticsearch';
-import { describeWithBinaries } from '../support/integration';
+import { ContractElasticsearch } from './support/elasticsearch';
+import { describeWithBinaries } from '../../test/support/integration';
 import { ECS_INDEX, LOG_CLUSTER, LOG_USERS } from './fixtures/logs';
 
 const ROOT = join(__dirname, '..', '..');

@@ -1,7 +1,7 @@
 /**
  * From a failing probe to its logs, with real parts: a loopback service that answers 503 for a few seconds, our
  * exporter probing it, Debian's Prometheus scraping the exporter through the scrape job probekit renders (one
- * second apart), and the Elasticsearch contract server (test/support/elasticsearch.ts; no real Elasticsearch can
+ * second apart), and the Elasticsearch contract server (assistant/test/support/elasticsearch.ts; no real Elasticsearch can
  * run here) holding the service's logs: some written while it failed, others long before. The skill must find the
  * failure in Prometheus (or, without it, in the exporter's recent probes), say why, and summarize exactly the logs
  * written around it.
@@ -14,16 +14,16 @@ import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { skillsRole } from '../../src/search/api-key';
-import { connectSearchEngine } from '../../src/search/connection';
-import { createSkillContext, runSkill, type SkillContext } from '../../src/search/skill';
-import { BUILT_IN_SKILLS } from '../../src/search/skills';
+import { skillsRole } from '../src/api-key';
+import { connectSearchEngine } from '../src/connection';
+import { createSkillContext, runSkill, type SkillContext } from '../src/skill';
+import { BUILT_IN_SKILLS } from '../src/skills';
 import { describeFailure, FAILURE_REASON_METRIC, TIMEOUT_PHASES } from '@probekit/exporter';
-import { reasonAt, reasonFromDebug } from '../../src/search/probe-failures';
-import { renderScrapeJob } from '../../src/render/scrape-job';
-import { ContractElasticsearch } from '../support/elasticsearch';
-import { runCli } from '../support/cli';
-import { describeWithBinaries } from '../support/integration';
+import { reasonAt, reasonFromDebug } from '../src/probe-failures';
+import { renderScrapeJob } from 'probekit';
+import { ContractElasticsearch } from './support/elasticsearch';
+import { runCli } from '../../test/support/cli';
+import { describeWithBinaries } from '../../test/support/integration';
 import { OPENSSL } from '../../exporter/loopback/tls-fixtures';
 import { freePort, REFERENCE_EXPORTER, startExporter, type RunningExporter } from '../../exporter/loopback/reference-exporter';
 import { LOG_USERS } from './fixtures/logs';

@@ -10,7 +10,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { runSkill, type Skill, type SkillContextSource } from './skill';
-import { MCP_HTTP_PATH, SKILLS_SERVER_HEALTH_PATH } from './skills-server';
+import { MCP_HTTP_PATH, SKILLS_SERVER_HEALTH_PATH } from 'probekit/cli';
 
 export const MCP_SERVER_NAME = 'probekit-assistant';
 

@@ -2,7 +2,7 @@
  * The skills over the Model Context Protocol, as an assistant uses them: the SDK's own Client lists and calls every
  * skill, a custom one included, in memory, over Streamable HTTP (`assistant serve --http`) and over stdio
  * (`assistant serve`, the CLI started as a child process). The search engine is the Elasticsearch contract server
- * (test/support/elasticsearch.ts): no real Elasticsearch can run here.
+ * (assistant/test/support/elasticsearch.ts): no real Elasticsearch can run here.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -13,16 +13,16 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ROLE_PRESETS } from '../../src/search/api-key';
-import { connectSearchEngine } from '../../src/search/connection';
-import { createSkillsMcpServer } from '../../src/search/mcp';
-import { SEARCH_ENGINE_ENV, SKILLS_SERVER_HEALTH_PATH } from '../../src/search/skills-server';
+import { ROLE_PRESETS } from '../src/api-key';
+import { connectSearchEngine } from '../src/connection';
+import { createSkillsMcpServer } from '../src/mcp';
+import { SEARCH_ENGINE_ENV, SKILLS_SERVER_HEALTH_PATH } from 'probekit/cli';
 import { FROM_SOURCE } from '../../exporter/loopback/from-source';
-import { checkSkills, createSkillContext, loadCustomSkills, type Skill } from '../../src/search/skill';
-import { BUILT_IN_SKILLS } from '../../src/search/skills';
-import { runCli } from '../support/cli';
-import { ContractElasticsearch } from '../support/elasticsearch';
-import { describeWithBinaries } from '../support/integration';
+import { checkSkills, createSkillContext, loadCustomSkills, type Skill } from '../src/skill';
+import { BUILT_IN_SKILLS } from '../src/skills';
+import { runCli } from '../../test/support/cli';
+import { ContractElasticsearch } from './support/elasticsearch';
+import { describeWithBinaries } from '../../test/support/integration';
 import { OPENSSL } from '../../exporter/loopback/tls-fixtures';
 import { CHECKOUT, ECS_INDEX, FLUENT_INDEX, LOG_CLUSTER, LOG_USERS, OTEL_STREAM } from './fixtures/logs';
 

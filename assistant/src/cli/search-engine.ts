@@ -3,10 +3,10 @@
  * the integration settings (the engine's URL and that key) before they are entered in the assistant.
  */
 import { stringify } from 'yaml';
-import { renderSearchEngineSecret } from '../render/search-engine-secret';
-import { createApiKey, DEFAULT_KEY_EXPIRATION, DEFAULT_ROLE_PRESET, LOG_INDEX_PATTERNS, NO_EXPIRATION, ROLE_PRESET_NAMES, type RolePreset } from '../search/api-key';
-import { checkIntegration } from '../search/check';
-import { checkedUrlArgument, commandGroup, parseFlags, readSecret, required, TLS_FLAGS, tlsFrom, UsageError, type CliIo } from './command';
+import { parseFlags, readSecret, renderSearchEngineSecret, required, UsageError, type CliIo, type Subcommand } from 'probekit/cli';
+import { createApiKey, DEFAULT_KEY_EXPIRATION, DEFAULT_ROLE_PRESET, LOG_INDEX_PATTERNS, NO_EXPIRATION, ROLE_PRESET_NAMES, type RolePreset } from '../api-key';
+import { checkIntegration } from '../check';
+import { checkedUrlArgument, TLS_FLAGS, tlsFrom } from './connection-flags';
 
 const CREATE_KEY_USAGE =
   'probekit search-engine create-key --url URL --username USER (--password-env VAR | --password-file FILE) --name NAME ' +
@@ -86,7 +86,8 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
   return report.ok ? 0 : 1;
 }
 
-export const searchEngineCommand = commandGroup('search-engine', 'create the API key for the assistant, and check the integration settings', {
+/** `probekit search-engine`'s subcommands; the dispatcher makes the group (src/cli/delegated.ts in the library). */
+export const SEARCH_ENGINE_SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
   'create-key': { usage: CREATE_KEY_USAGE, run: createKey },
   check: { usage: CHECK_USAGE, run: check },
-});
+};

@@ -4,7 +4,7 @@
  * `now/d`, `2026-11-19||+1d`) with the range query's rounding rules, time zones (`Z`, `+01:00`, IANA names) for
  * parsing, rounding and calendar arithmetic, and the default output format with the zone's offset.
  *
- * This is written apart from src/search/time.ts on purpose: the server must not share the client's mistakes.
+ * This is written apart from assistant/src/time.ts on purpose: the server must not share the client's mistakes.
  */
 
 export class DateProblem extends Error {}

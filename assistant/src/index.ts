@@ -1,6 +1,8 @@
 /**
- * `probekit/search`: the search-engine client, the API key, the assistant's skills and their MCP server. Kept
- * apart from `probekit` so that the construct library loads neither the Elasticsearch client nor the MCP SDK.
+ * `@probekit/assistant`: the search-engine client, the API key, the assistant's skills and their MCP server. A
+ * package apart from `probekit`, so that a construct user installs neither the Elasticsearch client nor the MCP SDK.
+ * Its commands (`probekit assistant`, `probekit search-engine`) are `@probekit/assistant/cli`, which `probekit`
+ * loads.
  */
 export * from './connection';
 export * from './api-key';
@@ -16,4 +18,3 @@ export * from './probe-failures';
 export * from './skill';
 export * from './skills';
 export * from './mcp';
-export * from './skills-server';

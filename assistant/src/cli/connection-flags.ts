@@ -1,0 +1,28 @@
+/**
+ * Flags that every command reaching a search engine shares: its URL as the user gave it, and the TLS choice.
+ */
+import { resolve } from 'node:path';
+import { UsageError, type CliIo } from 'probekit/cli';
+import { urlProblem, type SearchEngineTls } from '../connection';
+
+/**
+ * A search engine's URL as the user gave it, with `named` the flag or variable that gave it (`--url`,
+ * `PROBEKIT_SEARCH_ENGINE_URL`). A wrong one is a UsageError that echoes it, unless it holds credentials.
+ */
+export function checkedUrlArgument(url: string, named: string): string {
+  const problem = urlProblem(url);
+  if (problem === undefined) return url;
+  const given = url.includes('@') ? named : named.startsWith('-') ? `${named} ${url}` : `${named}=${url}`;
+  throw new UsageError(`${given}: ${problem}`);
+}
+
+export const TLS_FLAGS = { insecure: { type: 'boolean' }, 'ca-file': { type: 'string' } } as const;
+
+/** The TLS choice of --insecure / --ca-file; skipping verification is allowed, as the documented example does, but said aloud. */
+export function tlsFrom(values: { insecure?: boolean; 'ca-file'?: string }, io: CliIo): SearchEngineTls {
+  if (values.insecure && values['ca-file'] !== undefined) throw new UsageError('--insecure and --ca-file exclude each other: verify with the CA, or skip verification');
+  if (values.insecure) {
+    io.stderr("warning: --insecure: the search engine's TLS certificate is not verified; whoever sits on the path can read what is sent\n");
+  }
+  return { insecure: values.insecure ?? false, ...(values['ca-file'] === undefined ? {} : { caFile: resolve(io.cwd, values['ca-file']) }) };
+}
