@@ -6,7 +6,7 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { loadSpecFile, SpecFileError } from '../model';
+import { readSpecFile, SpecFileError } from '../model';
 import { ProblemsError } from '@probekit/exporter';
 import { DEFAULT_VENDOR, hostPaths, removeHostJobs, renderHostFiles, type HostFile } from '../render/host-files';
 import { commandGroup, helpText, parseFlags, usageLine, UsageError, type CliIo, type Flags } from './command';
@@ -89,15 +89,16 @@ async function render(args: readonly string[], io: CliIo): Promise<number> {
   const agentFile = values['agent-config'] ?? join(from, paths.agentConfig);
   const agentJobsFile = join(from, paths.agentJobs);
 
-  let spec;
+  let loaded;
   try {
     // Secret references are read by the renderer, for the sections the host form uses: an unset variable of a
     // section it leaves out (searchEngine) is no reason to fail.
-    spec = loadSpecFile(specFile, { cwd: io.cwd, namedBy: `--spec ${specFile}` });
+    loaded = readSpecFile(specFile, { cwd: io.cwd, namedBy: `--spec ${specFile}` });
   } catch (error) {
     // A path that leads nowhere is a mistake in the command line; a spec with problems is a failure.
     throw error instanceof SpecFileError ? new UsageError(error.message) : error;
   }
+  const { spec } = loaded;
   let files;
   try {
     files = renderHostFiles(spec, {
@@ -110,7 +111,7 @@ async function render(args: readonly string[], io: CliIo): Promise<number> {
     });
   } catch (error) {
     // What only the host form refuses (a Kubernetes Secret reference, a socket its unit hides) is the spec's: named after it.
-    throw error instanceof ProblemsError ? error.namedAfter(specFile) : error;
+    throw error instanceof ProblemsError ? loaded.namedAfterFile(error) : error;
   }
   writeTree(io, out, files);
   if (spec.searchEngine) {

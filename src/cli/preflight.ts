@@ -5,7 +5,7 @@
  * 2 a bad spec or command line, 130 stopped by Ctrl-C (the targets done are reported, the rest marked not run).
  */
 import { DURATION_HINT, parseDuration, probeTarget, ProblemsError, type ModuleInput, type Problem, type ProberName } from '@probekit/exporter';
-import { closestName, loadSpecFile, type Job, type Spec } from '../model';
+import { closestName, readSpecFile, type Job, type Spec } from '../model';
 import { moduleWithSecretValues } from '../render/exporter-config';
 import { helpText, parseFlags, usageLine, UsageError, type CliIo, type Command, type Flags } from './command';
 import { OUTPUT_FORMATS, probeDetails, progressBar, progressLine, reportText, summarize, type OutputFormat, type TargetResult } from './preflight-report';
@@ -154,8 +154,13 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
 
   let probes: PlannedProbe[];
   try {
-    const spec = loadSpecFile(specFile, { cwd: io.cwd, namedBy: values.spec === undefined ? `PROBEKIT_SPEC=${specFile}` : `--spec ${specFile}` });
-    probes = plan(spec, chosenJobs(spec, values.job ?? []), values.target ?? [], timeoutSeconds, io.env);
+    const { spec, namedAfterFile } = readSpecFile(specFile, { cwd: io.cwd, namedBy: values.spec === undefined ? `PROBEKIT_SPEC=${specFile}` : `--spec ${specFile}` });
+    try {
+      probes = plan(spec, chosenJobs(spec, values.job ?? []), values.target ?? [], timeoutSeconds, io.env);
+    } catch (error) {
+      // A secret header whose variable is unset is the spec's: named after its file, at the header's line.
+      throw error instanceof ProblemsError ? namedAfterFile(error) : error;
+    }
   } catch (error) {
     // A spec that cannot be tested is a mistake to fix before anything runs, as a command line is.
     if (error instanceof ProblemsError) throw new UsageError(error.message);

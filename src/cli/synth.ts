@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, copyFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ProblemsError } from '@probekit/exporter';
-import { documentedExample, loadSpecFile, parseSpec, SpecFileError, type Spec } from '../model';
+import { documentedExample, parseSpec, readSpecFile, SpecFileError, type Spec } from '../model';
 import { ProbekitApp, ProbekitChart } from '../cdk8s/probekit';
 import { helpText, parseFlags, usageLine, UsageError, type CliIo, type Command, type Flags } from './command';
 
@@ -55,16 +55,21 @@ function earlierOutput(out: string, given: string): string[] {
   return entries;
 }
 
-/** The spec of --spec, else of PROBEKIT_SPEC, else the documented example; `source` names it before its problems. */
-function chosenSpec(io: CliIo, given: string | undefined): { spec: Spec; source: string } {
+/**
+ * The spec of --spec, else of PROBEKIT_SPEC, else the documented example; `named` names a problem found past parsing
+ * after it (with its line, for a file).
+ */
+function chosenSpec(io: CliIo, given: string | undefined): { spec: Spec; named: (error: ProblemsError) => ProblemsError } {
   const fromEnv = io.env.PROBEKIT_SPEC;
   const file = given ?? (fromEnv === '' ? undefined : fromEnv);
   if (file === undefined) {
     io.stderr('note: no --spec (nor PROBEKIT_SPEC): synthesizing the documented example\n');
-    return { spec: parseSpec(documentedExample, { source: 'documented example', env: io.env }), source: 'documented example' };
+    const source = 'documented example';
+    return { spec: parseSpec(documentedExample, { source, env: io.env }), named: (error) => error.namedAfter(source) };
   }
   try {
-    return { spec: loadSpecFile(file, { env: io.env, cwd: io.cwd, namedBy: given === undefined ? `PROBEKIT_SPEC=${file}` : `--spec ${file}` }), source: file };
+    const loaded = readSpecFile(file, { env: io.env, cwd: io.cwd, namedBy: given === undefined ? `PROBEKIT_SPEC=${file}` : `--spec ${file}` });
+    return { spec: loaded.spec, named: loaded.namedAfterFile };
   } catch (error) {
     // A path that leads nowhere is a mistake in the command line; a spec with problems is a failure.
     throw error instanceof SpecFileError ? new UsageError(error.message) : error;
@@ -108,13 +113,13 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(args, FLAGS, HELP);
   const out = resolve(io.cwd, values.out);
   const replaced = earlierOutput(out, values.out);
-  const { spec, source } = chosenSpec(io, values.spec);
+  const { spec, named } = chosenSpec(io, values.spec);
   let written: string[];
   try {
     written = synthesizeInto(out, spec, io.env, replaced);
   } catch (error) {
     // What only the cluster form refuses (a unix job) is found past parsing; it is named after the spec file as well.
-    throw error instanceof ProblemsError ? error.namedAfter(source) : error;
+    throw error instanceof ProblemsError ? named(error) : error;
   }
   for (const name of written) io.stdout(`${join(values.out, name)}\n`);
   return 0;

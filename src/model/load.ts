@@ -4,9 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
+import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { EMPTY_SPEC_FIX, SpecError, parseSpec, type ParseOptions } from './validate';
-import type { Problem } from '@probekit/exporter';
+import { ProblemsError, type FieldPath, type Problem } from '@probekit/exporter';
 import type { Spec } from './spec';
 
 export interface LoadOptions extends Omit<ParseOptions, 'source'> {
@@ -34,8 +34,23 @@ const READ_FAILURES: Readonly<Record<string, string>> = {
   ENOTDIR: 'a part of the path is not a directory',
 };
 
+/** A spec file read and validated, and how to put the file's lines on problems found past parsing. */
+export interface LoadedSpecFile {
+  readonly spec: Spec;
+  /**
+   * A refusal found past parsing (what one form alone refuses: a unix job in a cluster) as the file's own: named
+   * after it, each problem with the line of its field. One that names a file already is returned as it is.
+   */
+  readonly namedAfterFile: (error: ProblemsError) => ProblemsError;
+}
+
 /** Reads and validates the spec file at `path`; its problems are printed after the path as the user gave it. */
 export function loadSpecFile(path: string, options: LoadOptions = {}): Spec {
+  return readSpecFile(path, options).spec;
+}
+
+/** loadSpecFile, keeping the file's lines for what is found later. */
+export function readSpecFile(path: string, options: LoadOptions = {}): LoadedSpecFile {
   const { namedBy, cwd, ...parseOptions } = options;
   const file = resolve(cwd ?? process.cwd(), path);
   let text: string;
@@ -46,21 +61,68 @@ export function loadSpecFile(path: string, options: LoadOptions = {}): Spec {
     const where = isAbsolute(path) ? '' : ` (a relative path is read from ${cwd ?? process.cwd()})`;
     throw new SpecFileError([{ path: [], message: `cannot read ${file}: ${READ_FAILURES[code] ?? code}; check the path${where}` }], namedBy ?? path);
   }
-  return parseSpecText(text, { ...parseOptions, source: path });
+  const { spec, withLines } = parseWithLines(text, { ...parseOptions, source: path });
+  return { spec, namedAfterFile: (error) => (error.source === undefined ? new ProblemsError(withLines(error.problems), path) : error) };
 }
 
+/** Validates spec text (YAML or JSON); each problem carries the line of its field. */
 export function parseSpecText(text: string, options: ParseOptions = {}): Spec {
-  const document = parseDocument(text);
+  return parseWithLines(text, options).spec;
+}
+
+/**
+ * The 1-based line of the field at `path`: of its key in a mapping, of its item in a list; for a field the text
+ * lacks (a missing one), of the nearest parent it has. None for the document as a whole.
+ */
+function lineOf(document: Document, lines: LineCounter, path: FieldPath): number | undefined {
+  if (path.length === 0) return undefined;
+  let node: unknown = document.contents;
+  let offset = isNode(node) ? node.range?.[0] : undefined;
+  for (const segment of path) {
+    if (isAlias(node)) node = node.resolve(document);
+    if (isMap(node)) {
+      // Keys are compared as text: a path says `200` for the key `200:`, which YAML reads as a number.
+      const pair = node.items.find((item) => String(isScalar(item.key) ? item.key.value : item.key) === String(segment));
+      if (pair === undefined) break;
+      offset = isNode(pair.key) ? pair.key.range?.[0] : offset;
+      node = pair.value;
+    } else if (isSeq(node) && typeof segment === 'number' && segment < node.items.length) {
+      node = node.items[segment];
+      offset = isNode(node) ? node.range?.[0] : offset;
+    } else break;
+  }
+  return offset === undefined ? undefined : lines.linePos(offset).line;
+}
+
+function sortByLine(problems: readonly Problem[]): Problem[] {
+  return [...problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+}
+
+function parseWithLines(text: string, options: ParseOptions): { spec: Spec; withLines: (problems: readonly Problem[]) => Problem[] } {
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines });
   if (document.errors.length > 0) {
     throw new SpecError(
       document.errors.map((error) => ({
         path: [],
-        message: `line ${error.linePos?.[0].line ?? '?'}: ${error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}; fix the YAML syntax`,
+        ...(error.linePos === undefined ? {} : { line: error.linePos[0].line }),
+        message: `${error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}; fix the YAML syntax`,
       })),
       options.source,
     );
   }
   // A file with nothing in it (or only comments) holds no spec at all, which deserves its own words.
   if (document.contents === null) throw new SpecError([{ path: [], message: `the spec file is empty; ${EMPTY_SPEC_FIX}` }], options.source);
-  return parseSpec(document.toJS(), options);
+  const withLines = (problems: readonly Problem[]): Problem[] =>
+    problems.map((problem) => {
+      const line = lineOf(document, lines, problem.path);
+      return line === undefined ? problem : { ...problem, line };
+    });
+  try {
+    return { spec: parseSpec(document.toJS(), options), withLines };
+  } catch (error) {
+    // In the file's order, as a reader goes through it to mend them; the document's own problems first.
+    if (error instanceof SpecError) throw new SpecError(sortByLine(withLines(error.problems)), error.source);
+    throw error;
+  }
 }

@@ -57,27 +57,30 @@ it('synthesizes the spec file named by PROBEKIT_SPEC', async () => {
 });
 
 it.each([
-  ['an unknown module', 'jobs:\n  - module: nope\n    targets: [https://example.com]\n', 'jobs[0].module: module "nope" is not defined; define it under modules'],
+  ['an unknown module', 'jobs:\n  - module: nope\n    targets: [https://example.com]\n', 2, 'jobs[0].module: module "nope" is not defined; define it under modules'],
   [
     'an unset token env var',
     'modules:\n  m: { preset: http_2xx }\njobs:\n  - module: m\n    targets: [https://example.com]\nsearchEngine:\n  url: https://s.example.com\n  apiToken: { fromEnv: PROBEKIT_TEST_UNSET_TOKEN }\n',
+    8,
     'searchEngine.apiToken.fromEnv: environment variable PROBEKIT_TEST_UNSET_TOKEN is not set; export it before synth, or reference an existing Secret with existingSecret: { name, key }',
   ],
   [
     'scrapeTimeout > scrapeInterval',
     'modules:\n  m: { preset: http_2xx }\njobs:\n  - module: m\n    targets: [https://example.com]\n    scrapeInterval: 10s\n    scrapeTimeout: 15s\n',
+    7,
     'jobs[0].scrapeTimeout: 15s is longer than scrapeInterval 10s, which Prometheus refuses; lower scrapeTimeout or raise scrapeInterval',
   ],
   [
     'a unix job, which only the host form can probe',
     'modules:\n  socket: { prober: unix }\njobs:\n  - module: socket\n    targets: [/run/app.sock]\n',
+    4,
     `jobs[0].module: "socket" probes a unix socket, which the exporter's pod does not have (it would look in its own container); probe the workload's port with a tcp or http module, or install the host form on the machine that has the socket`,
   ],
-])('%s fails synth with one line naming the field, and writes nothing', async (_case, text, problem) => {
+])('%s fails synth with one line naming the field at its line, and writes nothing', async (_case, text, line, problem) => {
   const spec = join(tempDir(), 'bad.yaml');
   writeFileSync(spec, text);
   const result = await runApp({ PROBEKIT_SPEC: spec });
-  expect(result).toEqual({ code: 1, stderr: `error: ${spec}: ${problem}\n` });
+  expect(result).toEqual({ code: 1, stderr: `error: ${spec}:${line}: ${problem}\n` });
   expect(readdirSync(tempDir()).sort()).toEqual(['bad.yaml', 'out']);
   expect(readdirSync(outdir())).toEqual([]);
 });
@@ -111,9 +114,9 @@ it('a failed cdk8s synth prints our problems, and only the one line the cdk8s CL
   // without writing the output folder, which the CLI reports in the one line at the end, with exit code 1.
   expect(failure?.stderr).toBe(
     [
-      'error: bad.yaml: namespce: unknown field; did you mean "namespace"?',
-      'error: bad.yaml: modules.api.accessToken: required: the token sent as "Authentication: Bearer <token>", as { fromEnv: VAR } or { existingSecret: { name, key } }',
-      'error: bad.yaml: jobs[0].module: module "nope" is not defined; use one of: api, or define it under modules',
+      'error: bad.yaml:1: namespce: unknown field; did you mean "namespace"?',
+      'error: bad.yaml:3: modules.api.accessToken: required: the token sent as "Authentication: Bearer <token>", as { fromEnv: VAR } or { existingSecret: { name, key } }',
+      'error: bad.yaml:5: jobs[0].module: module "nope" is not defined; use one of: api, or define it under modules',
       `ERROR: synthesis failed, app expected to create "${dist}"`,
       '',
     ].join('\n'),

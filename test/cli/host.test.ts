@@ -61,7 +61,7 @@ describe("probekit host render, in the caller's directory", () => {
     expect(await runCli(['host', 'render', '--spec', 'bad.yaml'], {}, undefined, dir)).toEqual({
       code: 1,
       stdout: '',
-      stderr: ['error: bad.yaml: modules.m.body: required: the JSON document the probe posts, as text (in YAML, quote it: body: \'{"check":"synthetic"}\')', ''].join('\n'),
+      stderr: ['error: bad.yaml:2: modules.m.body: required: the JSON document the probe posts, as text (in YAML, quote it: body: \'{"check":"synthetic"}\')', ''].join('\n'),
     });
   });
 
@@ -71,7 +71,7 @@ describe("probekit host render, in the caller's directory", () => {
     expect(await runCli(['host', 'render', '--spec', 'unix.yaml', '--out', 'tree'], {}, undefined, dir)).toEqual({
       code: 1,
       stdout: '',
-      stderr: `error: unix.yaml: jobs[0].targets[0]: "/tmp/app.sock" is under /tmp, which the exporter's service cannot see (PrivateTmp=yes gives it a /tmp of its own); have the service put its socket elsewhere, under /run for example\n`,
+      stderr: `error: unix.yaml:5: jobs[0].targets[0]: "/tmp/app.sock" is under /tmp, which the exporter's service cannot see (PrivateTmp=yes gives it a /tmp of its own); have the service put its socket elsewhere, under /run for example\n`,
     });
   });
 

@@ -233,7 +233,7 @@ describe('probekit test', () => {
         what: 'a secret header whose variable is not set',
         args: (spec) => ['test', '--spec', spec, '--job', 'private'],
         env: {},
-        message: /modules\.web_private\.http\.headers\.Authorization\.fromEnv: environment variable PRIVATE_TOKEN is not set; export it before probekit test/,
+        message: /^error: [^:]+\.yaml:16: modules\.web_private\.http\.headers\.Authorization\.fromEnv: environment variable PRIVATE_TOKEN is not set; export it before probekit test/,
       },
     ];
     it.each(refusals)('$what', async ({ args, env, message }) => {

@@ -101,8 +101,8 @@ describe('refusals', () => {
       code: 1,
       stdout: '',
       stderr: [
-        'error: bad.yaml: namespce: unknown field; did you mean "namespace"?',
-        'error: bad.yaml: jobs[0].module: module "nope" is not defined; use one of: m, or define it under modules',
+        'error: bad.yaml:1: namespce: unknown field; did you mean "namespace"?',
+        'error: bad.yaml:5: jobs[0].module: module "nope" is not defined; use one of: m, or define it under modules',
         '',
       ].join('\n'),
     });
@@ -117,7 +117,7 @@ describe('refusals', () => {
     writeFileSync(join(dir, 'unix.yaml'), 'modules:\n  socket: { prober: unix }\njobs:\n  - module: socket\n    targets: [/run/app.sock]\n');
     const result = await runCli(['synth', '--spec', 'unix.yaml'], {}, undefined, dir);
     expect(result).toMatchObject({ code: 1, stdout: '' });
-    expect(result.stderr).toMatch(/^error: unix\.yaml: jobs\[0\]\.module: "socket" probes a unix socket, .*\n$/);
+    expect(result.stderr).toMatch(/^error: unix\.yaml:4: jobs\[0\]\.module: "socket" probes a unix socket, .*\n$/);
     expect(files(join(dir, 'dist'))).toEqual(before);
     expect(readdirSync(dir).sort()).toEqual(['dist', 'spec.yaml', 'unix.yaml']);
   });

@@ -10,6 +10,8 @@ export interface Problem {
   readonly path: FieldPath;
   /** What is wrong and how to fix it, in words; never a library's raw text. */
   readonly message: string;
+  /** The line of the field in the file the input was read from (or of its nearest parent there), when known. */
+  readonly line?: number;
 }
 
 /** `jobs[0].targets`, `modules.http_2xx.http.method`, `modules["my module"]`. */
@@ -30,9 +32,14 @@ export interface ProblemSource {
   readonly line?: number;
 }
 
-/** One line: `source:line: path: message`, each part present when known. */
+/**
+ * One line: `source:line: path: message` (`line N: path: message` without a source), each part present when known;
+ * the line is the problem's own unless `where` gives one.
+ */
 export function formatProblem(problem: Problem, where: ProblemSource = {}): string {
-  const origin = where.source === undefined ? '' : `${where.source}${where.line === undefined ? '' : `:${where.line}`}: `;
+  const line = where.line ?? problem.line;
+  const at = line === undefined ? '' : where.source === undefined ? `line ${line}: ` : `:${line}`;
+  const origin = where.source === undefined ? at : `${where.source}${at}: `;
   const field = problem.path.length > 0 ? `${formatPath(problem.path)}: ` : '';
   return `${origin}${field}${problem.message}`;
 }

@@ -23,6 +23,13 @@ describe('problems', () => {
     expect(formatProblem({ path: [], message: 'is empty' }, { source: 'spec.yaml' })).toBe('spec.yaml: is empty');
   });
 
+  it("prints a problem's own line after its source, or alone without one", () => {
+    const problem: Problem = { path: ['jobs', 0, 'modul'], message: 'unknown field', line: 7 };
+    expect(new ProblemsError([problem], 'monitoring.yaml').message).toBe('monitoring.yaml:7: jobs[0].modul: unknown field');
+    expect(formatProblem(problem)).toBe('line 7: jobs[0].modul: unknown field');
+    expect(formatProblem(problem, { source: 'monitoring.yaml', line: 9 })).toBe('monitoring.yaml:9: jobs[0].modul: unknown field');
+  });
+
   it('names problems found past parsing after the file they came from, and keeps a file already named', () => {
     const unnamed = new ProblemsError([{ path: ['jobs', 0, 'module'], message: 'is refused' }]);
     expect(unnamed.namedAfter('spec.yaml').message).toBe('spec.yaml: jobs[0].module: is refused');
