@@ -6,11 +6,13 @@
 import { Chart } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
 import { stringify } from 'yaml';
-import { DEFAULTS, type ScrapeJob } from '../model';
+import { DEFAULTS, type JobInput, type ScrapeJob } from '../model';
+import { checkDuplicateJobNames } from '../model/validate';
 import { agentScrapeAccess, exporterHost } from '../render/exporter-web-config';
 import { agentValuesFor, type AgentChartValues } from '../render/agent-values';
 import { renderExporterScrapeJob, renderScrapeJob, type ScrapeConfig } from '../render/scrape-job';
 import type { BlackboxExporter } from './blackbox-exporter';
+import { ExporterJobs } from './exporter-jobs';
 
 export interface AgentValuesProps {
   /** The exporter the jobs scrape: its address, and whether it serves https or asks for a password. */
@@ -21,8 +23,8 @@ export interface AgentValuesProps {
   readonly exporterKey?: string;
   /** Whether the exporter section gets `enabled: true`. @default true */
   readonly enableExporter?: boolean;
-  /** @default - none; add with `addScrapeJob` */
-  readonly jobs?: readonly ScrapeJob[];
+  /** The jobs, as a spec writes them; each is checked as `addScrapeJob` checks it. @default - none; add with `addScrapeJob` */
+  readonly jobs?: readonly JobInput[];
   /** Whether a job scrapes the exporter's own metrics (`/metrics`), which the config-reload alert reads. @default true */
   readonly scrapeExporter?: boolean;
 }
@@ -33,7 +35,7 @@ export class AgentValues extends Construct {
     return scope.node.findAll().filter((child): child is AgentValues => child instanceof AgentValues);
   }
 
-  private readonly jobs: ScrapeJob[] = [];
+  private readonly jobs: ExporterJobs;
 
   constructor(
     scope: Construct,
@@ -41,11 +43,18 @@ export class AgentValues extends Construct {
     private readonly props: AgentValuesProps,
   ) {
     super(scope, id);
+    this.jobs = new ExporterJobs(this, props.exporter, checkDuplicateJobNames);
     props.jobs?.forEach((job) => this.addScrapeJob(job));
   }
 
-  addScrapeJob(job: ScrapeJob): void {
-    this.jobs.push(job);
+  /**
+   * Adds a scrape job, written as a spec's job (name, interval, timeout and labels optional, with the spec's
+   * defaults) and checked as a spec's job is, against the exporter's modules: the module exists, each target fits
+   * its prober, the timeout fits the interval, the name is unique. Throws a ProblemsError naming `jobs[<index>]`;
+   * a module the exporter does not have yet is looked for again at synth.
+   */
+  addScrapeJob(job: JobInput): ScrapeJob {
+    return this.jobs.add(job);
   }
 
   /** The values: every job scraping the exporter as it asks to be scraped (https, password), rendered here alone. */
@@ -60,7 +69,7 @@ export class AgentValues extends Construct {
         exporterKey: this.props.exporterKey ?? DEFAULTS.agent.exporterKey,
         enableExporter: this.props.enableExporter ?? DEFAULTS.agent.enableExporter,
       },
-      [...this.jobs.map((job) => renderScrapeJob(job, exporter.address)), ...exporterJob].map(withAccess),
+      [...this.jobs.all.map((job) => renderScrapeJob(job, exporter.address)), ...exporterJob].map(withAccess),
     );
   }
 

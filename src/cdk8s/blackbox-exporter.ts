@@ -10,7 +10,7 @@ import { ApiObject, Chart, JsonPatch, Lazy } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { stringify } from 'yaml';
-import { DEFAULT_CONFIG_FILE, EXPORTER_PORT, exporterArgs, HEALTH_PATH } from '@probekit/exporter';
+import { DEFAULT_CONFIG_FILE, EXPORTER_PORT, exporterArgs, HEALTH_PATH, ProblemsError, type FieldPath, type Problem } from '@probekit/exporter';
 import {
   clusterSecretOf,
   DEFAULTS,
@@ -20,10 +20,13 @@ import {
   type ExporterBasicAuth,
   type ExporterTls,
   type NetworkPolicySettings,
+  type ModuleEntry,
   type Resources,
   type SpecModule,
   type AllowedTargets,
 } from '../model';
+import { parseModule } from '../model/validate';
+import { withDurationSuggestions } from '../model/problems';
 import { CLUSTER_CONFIG_DIR, CLUSTER_SECRETS_DIR, existingSecretDir, renderExporterConfig, type SecretFile } from '../render/exporter-config';
 import { renderExternalSecret } from '../render/external-secret';
 import { renderNetworkPolicy, renderPodDisruptionBudget } from '../render/exporter-policies';
@@ -33,8 +36,12 @@ import { exporterServiceAddress } from '../render/scrape-job';
 import { EXPORTER_SERVICE_PORT_NAME } from '../render/operator-objects';
 
 export interface BlackboxExporterProps {
-  /** Modules of the exporter's config file; more can be added with `addModule`. @default - none */
-  readonly modules?: Readonly<Record<string, SpecModule>>;
+  /**
+   * Modules of the exporter's config file, each a preset (`presets.http2xx()`, `{ preset: 'http_2xx' }`) or a module
+   * in blackbox_exporter's format, checked as the spec's modules are; more can be added with `addModule`.
+   * @default - none
+   */
+  readonly modules?: Readonly<Record<string, ModuleEntry>>;
   /** The exporter image. @default the image built from exporter/, tagged with this package's version */
   readonly image?: string;
   /** The fixed number of replicas; with `autoscaling`, the autoscaler's minimum unless it names its own. @default 1 */
@@ -102,7 +109,7 @@ export class BlackboxExporter extends Construct {
   /** Holds the secret header values; created with the first `fromEnv` header. */
   private headerSecret?: kplus.Secret;
   private readonly container: kplus.Container;
-  private readonly modules: Record<string, SpecModule>;
+  private readonly moduleMap: Record<string, SpecModule> = {};
   private readonly allowedTargets?: AllowedTargets;
   private readonly env: Environment;
   private readonly mountedExistingSecrets = new Set<string>();
@@ -113,7 +120,6 @@ export class BlackboxExporter extends Construct {
     super(scope, id);
     const serviceName = props.serviceName ?? DEFAULTS.exporter.serviceName;
     this.serviceName = serviceName;
-    this.modules = { ...props.modules };
     this.allowedTargets = props.allowedTargets;
     this.env = props.env ?? {};
     this.tls = props.tls;
@@ -213,7 +219,7 @@ export class BlackboxExporter extends Construct {
       new ApiObject(this, 'disruption-budget', renderPodDisruptionBudget(serviceName) as unknown as ConstructorParameters<typeof ApiObject>[2]);
     }
 
-    this.render();
+    this.addModules(props.modules ?? {});
   }
 
   /** The address the agent scrapes: the Service's cluster DNS name and port 9115. */
@@ -226,21 +232,43 @@ export class BlackboxExporter extends Construct {
     return Chart.of(this).namespace ?? 'default';
   }
 
-  /** Adds a module to the config file (or replaces one of the same name). */
-  addModule(name: string, module: SpecModule): void {
-    this.modules[name] = module;
+  /** The modules of the config file, by name, presets expanded. */
+  get modules(): Readonly<Record<string, SpecModule>> {
+    return { ...this.moduleMap };
+  }
+
+  /**
+   * Adds a module to the config file: a preset or a module in blackbox_exporter's format, checked as a spec's module
+   * is (a regexp that does not compile, another prober's settings, a misspelt field). Throws a ProblemsError naming
+   * `modules.<name>` when it has problems, or when the exporter has a module of that name already.
+   */
+  addModule(name: string, module: ModuleEntry): void {
+    this.addModules({ [name]: module });
+  }
+
+  private addModules(entries: Readonly<Record<string, ModuleEntry>>): void {
+    const problems: Problem[] = [];
+    const parsed = Object.entries(entries).flatMap(([name, entry]): Array<[string, SpecModule]> => {
+      const path: FieldPath = ['modules', name];
+      if (name === '') problems.push({ path, message: 'a module needs a name; give it one' });
+      else if (name in this.moduleMap) problems.push({ path, message: `is a module of this exporter already; give this module another name, or change the first one` });
+      const module = parseModule(name, entry, path, problems);
+      return module ? [[name, module]] : [];
+    });
+    if (problems.length > 0) throw new ProblemsError(withDurationSuggestions(problems, { modules: entries }), this.node.path);
+    for (const [name, module] of parsed) this.moduleMap[name] = module;
     this.render();
   }
 
   /** The config file's text, rendered when the chart is synthesized so that later `addModule` calls count. */
   private configText(): string {
-    return stringify(renderExporterConfig({ modules: this.modules, exporter: { allowedTargets: this.allowedTargets } }, CLUSTER_SECRETS_DIR).config, { lineWidth: 0 });
+    return stringify(renderExporterConfig({ modules: this.moduleMap, exporter: { allowedTargets: this.allowedTargets } }, CLUSTER_SECRETS_DIR).config, { lineWidth: 0 });
   }
 
   /** Mounts and capabilities follow each module as it comes; the config text itself is lazy. */
   private render(): void {
-    renderExporterConfig({ modules: this.modules }, CLUSTER_SECRETS_DIR).secretFiles.forEach((file) => this.provideSecretFile(file));
-    if (!this.netRawGranted && Object.values(this.modules).some((module) => module.prober === 'icmp')) this.grantIcmp();
+    renderExporterConfig({ modules: this.moduleMap }, CLUSTER_SECRETS_DIR).secretFiles.forEach((file) => this.provideSecretFile(file));
+    if (!this.netRawGranted && Object.values(this.moduleMap).some((module) => module.prober === 'icmp')) this.grantIcmp();
   }
 
   private provideSecretFile(file: SecretFile): void {

@@ -6,28 +6,32 @@
  */
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import type { Job } from '../model';
+import type { JobInput } from '../model';
+import { checkProbeObjectNames } from '../model/validate';
 import { exporterHost, operatorScrapeAccess } from '../render/exporter-web-config';
 import { renderExporterServiceMonitor, renderProbe, type OperatorTarget } from '../render/operator-objects';
 import type { BlackboxExporter } from './blackbox-exporter';
+import { ExporterJobs } from './exporter-jobs';
 
 export interface ProbesProps {
   /** The exporter that probes the jobs' targets, whose Service the ServiceMonitor selects. */
   readonly exporter: BlackboxExporter;
   /** Labels for the Prometheus resource's probeSelector and serviceMonitorSelector. @default - none */
   readonly labels?: Readonly<Record<string, string>>;
-  /** @default - none; add with `addJob` */
-  readonly jobs?: readonly Job[];
+  /** The jobs, as a spec writes them; each is checked as `addJob` checks it. @default - none; add with `addJob` */
+  readonly jobs?: readonly JobInput[];
 }
 
 export class Probes extends Construct {
   readonly serviceMonitor: ApiObject;
   private readonly target: OperatorTarget;
   private readonly exporter: BlackboxExporter;
+  private readonly jobs: ExporterJobs;
 
   constructor(scope: Construct, id: string, props: ProbesProps) {
     super(scope, id);
     this.exporter = props.exporter;
+    this.jobs = new ExporterJobs(this, props.exporter, checkProbeObjectNames);
     this.target = { namespace: props.exporter.namespace, labels: props.labels ?? {} };
     const monitor = renderExporterServiceMonitor(props.exporter.service.name, this.target);
     const access = this.access();
@@ -38,8 +42,12 @@ export class Probes extends Construct {
     props.jobs?.forEach((job) => this.addJob(job));
   }
 
-  /** A Probe for one more job; its object name is the job's name made fit for Kubernetes. */
-  addJob(job: Job): ApiObject {
+  /**
+   * A Probe for one more job, written and checked as a spec's job (see AgentValues.addScrapeJob); its object name is
+   * the job's name made fit for Kubernetes, which no other job of these Probes may make.
+   */
+  addJob(input: JobInput): ApiObject {
+    const job = this.jobs.add(input);
     const probe = renderProbe(job, this.exporter.address, this.target);
     const prober = this.exporter.tls ? { ...probe.spec.prober, scheme: 'https' } : probe.spec.prober;
     return new ApiObject(this, `probe-${probe.metadata.name}`, { ...probe, spec: { ...probe.spec, prober, ...this.access() } });

@@ -24,3 +24,30 @@ export function withRequiredHints(problems: readonly Problem[], hints: Readonly<
     return problem.message === 'is required' && hint !== undefined ? { path: problem.path, message: `required: ${hint}` } : problem;
   });
 }
+
+/** The spec's duration fields: Prometheus durations of jobs and thresholds; a module's timeout is the exporter's. */
+const DURATION_FIELDS = ['scrapeInterval', 'scrapeTimeout', 'downFor', 'slowerThan', 'slowFor'];
+
+function isDurationField(path: FieldPath): boolean {
+  const field = path[path.length - 1];
+  if (path[0] === 'modules') return path.length === 3 && field === 'timeout';
+  return typeof field === 'string' && DURATION_FIELDS.includes(field);
+}
+
+/**
+ * Problems of a duration field given a bare number (`timeout: 5`, `scrapeInterval: "10"`) said with the unit to add:
+ * `5s` (a fraction in milliseconds, which both Go's and Prometheus' durations take). `root` is what the paths start
+ * from; other problems pass unchanged.
+ */
+export function withDurationSuggestions(problems: readonly Problem[], root: unknown): Problem[] {
+  return problems.map((problem) => {
+    if (!isDurationField(problem.path)) return problem;
+    const value = problem.path.reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<string | number, unknown>)[key] : undefined), root);
+    const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+    if (!/^\d+(\.\d+)?$/.test(text)) return problem;
+    const seconds = Number(text);
+    const suggestion = Number.isInteger(seconds) ? `${seconds}s` : `${Math.round(seconds * 1000)}ms`;
+    const given = typeof value === 'number' ? `is the number ${text}, not a duration` : `"${value as string}" has no unit`;
+    return { path: problem.path, message: `${given}; write ${suggestion} for ${text} seconds (units: ms, s, m, h)` };
+  });
+}

@@ -4,11 +4,13 @@
  * one pass, so that one synth shows everything to mend: each part of the spec is checked on its own, and
  * the checks across parts go on with the parts that passed.
  */
+import { stringify } from 'yaml';
 import { z } from 'zod';
 import {
   allowedTargetsProblems,
   closestName,
   DURATION_HINT,
+  formatPath,
   kindOfValue,
   moduleProblems,
   parseDuration,
@@ -21,11 +23,11 @@ import {
   type ProberName,
 } from '@probekit/exporter';
 import { http2xx, http2xxWithHeader, httpPost2xx, PRESET_NAMES, type PresetModule, type PresetName } from './presets';
-import { withRequiredHints } from './problems';
+import { withDurationSuggestions, withRequiredHints } from './problems';
 import { readEnvSecret, secretRefSchema, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
 import { moduleSecrets, moduleWithSecretFiles, secretCandidateFields, secretFieldProblems, withoutSecrets } from './secret-fields';
 import { jobSchema, moduleNameSchema, presetSchemas, specSchema } from './schema';
-import { DEFAULTS, kubernetesObjectName, MODULE_LABEL, type AlertThresholds, type Job, type Spec, type SpecInput, type SpecModule } from './spec';
+import { DEFAULTS, kubernetesObjectName, MODULE_LABEL, type AlertThresholds, type Job, type ScrapeJob, type Spec, type SpecInput, type SpecModule } from './spec';
 
 /** A spec that cannot be used: every problem found, each printed with the spec's source before it. */
 export class SpecError extends ProblemsError {
@@ -135,7 +137,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
   }
 
   if (options.env) problems.push(...checkEnvReferences(modules, searchEngine?.apiToken, options.env));
-  if (problems.length > 0) throw new SpecError(problems, options.source);
+  if (problems.length > 0) throw new SpecError(withDurationSuggestions(problems, input), options.source);
 
   return {
     namespace: namespace ?? DEFAULTS.namespace,
@@ -218,7 +220,11 @@ function parseModules(input: unknown, problems: Problem[]): { modules: Record<st
   return { modules, defined };
 }
 
-function parseModule(name: string, entry: unknown, path: FieldPath, problems: Problem[]): SpecModule | undefined {
+/**
+ * One module entry at `path` (the spec's `modules.<name>`, a construct's too): a preset expanded, or a module in
+ * blackbox_exporter's format checked by the exporter's own rules; its problems go to `problems`.
+ */
+export function parseModule(name: string, entry: unknown, path: FieldPath, problems: Problem[]): SpecModule | undefined {
   if (!isMapping(entry)) {
     problems.push({ path, message: `must be a mapping: a preset (preset: http_2xx) or blackbox_exporter's module fields (prober, timeout, http, ...), not ${kindOf(entry)}` });
     return undefined;
@@ -235,8 +241,48 @@ function parsePreset(entry: Record<string, unknown>, path: FieldPath, problems: 
     problems.push({ path: [...path, 'preset'], message: `${kindOf(preset)} is not a preset; ${fix} ${PRESET_NAMES.join(', ')}, or leave preset out and write the module's own fields` });
     return undefined;
   }
-  const parameters = parsePart<PresetModule>(presetSchemas[preset as PresetName], entry, path, problems);
+  const parameterProblems: Problem[] = [];
+  const parameters = parsePart<PresetModule>(presetSchemas[preset as PresetName], entry, path, parameterProblems);
+  problems.push(...parameterProblems.map((problem) => presetFieldProblem(preset as PresetName, problem, path)));
   return parameters && expandPreset(parameters);
+}
+
+/** Whether the exporter knows `field` in a module (`timeout`, `tcp`) or in its http section (`method`): it does not call it unknown. */
+function isModuleField(field: string): boolean {
+  const knownIn = (module: object, at: FieldPath): boolean =>
+    !moduleProblems('m', module, { schemaOnly: true }).some((problem) => problem.message.startsWith('unknown field') && formatPath(problem.path) === formatPath(['modules', 'm', ...at, field]));
+  return knownIn({ prober: 'http', [field]: null }, []) || knownIn({ prober: 'http', http: { [field]: null } }, ['http']);
+}
+
+/** Stand-ins for the parameters a preset requires, to show what the preset sets. */
+const SAMPLE_PRESETS: Readonly<Record<PresetName, PresetModule>> = {
+  http_2xx: { preset: 'http_2xx' },
+  http_2xx_with_header: { preset: 'http_2xx_with_header', accessToken: { fromEnv: 'ACCESS_TOKEN' } },
+  http_post_2xx: { preset: 'http_post_2xx', body: '<body>' },
+};
+
+const parametersOf = (preset: PresetName): string[] => Object.keys(presetSchemas[preset].shape).filter((field) => field !== 'preset');
+
+/**
+ * An unknown field beside `preset`, which is not a misspelt parameter, said with the way to what the user meant:
+ * another preset's parameter names that preset; a module field (what the preset sets, or any other) says that a
+ * preset fixes the module, and that the module's own fields, written instead of the preset, change it.
+ */
+function presetFieldProblem(preset: PresetName, problem: Problem, path: FieldPath): Problem {
+  const field = problem.path[path.length];
+  const parameters = parametersOf(preset);
+  if (problem.path.length !== path.length + 1 || typeof field !== 'string' || !problem.message.startsWith('unknown field') || closestName(field, parameters) !== undefined) return problem;
+  const takes = parameters.length === 0 ? `${preset} takes no parameters` : `${preset} takes ${parameters.join(', ')}`;
+  const other = PRESET_NAMES.find((name) => parametersOf(name).includes(field));
+  if (other !== undefined)
+    return { path: problem.path, message: `is a parameter of preset ${other}, not of ${preset} (${takes}); write preset: ${other}, or leave preset out and write the module's own fields` };
+  const module = expandPreset(SAMPLE_PRESETS[preset]);
+  const setting = field in module ? [field, module[field as keyof SpecModule]] : module.http && field in module.http ? [`http.${field}`, module.http[field as keyof typeof module.http]] : undefined;
+  const flow = (value: unknown): string => stringify(value, { collectionStyle: 'flow', lineWidth: 0 }).trim();
+  if (setting === undefined && !isModuleField(field)) return problem;
+  const shown = setting && (typeof setting[1] === 'object' ? '' : ` (${setting[0]}: ${flow(setting[1])})`);
+  const what = setting ? `is set by preset ${preset}${shown}, and ${takes}` : `is a module field, and ${takes}`;
+  return { path: problem.path, message: `${what}; to change the module, leave preset out and write its own fields, starting from what the preset stands for: ${flow(module)}` };
 }
 
 function expandPreset(entry: PresetModule): SpecModule {
@@ -302,25 +348,30 @@ function parseJobs(input: unknown, thresholds: AlertThresholds, problems: Proble
   }
   if (input.length === 0) problems.push({ path: ['jobs'], message: 'is empty; add at least one job with a module and its targets' });
   return input.flatMap((raw, index): Array<[number, Job]> => {
-    const job = parseFields<z.output<typeof jobSchema>>(jobSchema, raw, ['jobs', index], problems);
-    if (job?.module === undefined || job.targets === undefined) return [];
-    const scrapeInterval = job.scrapeInterval ?? DEFAULTS.job.scrapeInterval;
-    return [
-      [
-        index,
-        {
-          name: job.name ?? DEFAULTS.job.name,
-          module: job.module,
-          targets: job.targets,
-          scrapeInterval,
-          scrapeTimeout: job.scrapeTimeout ?? defaultScrapeTimeout(scrapeInterval),
-          labels: job.labels ?? {},
-          alerts: { ...thresholds, ...job.alerts },
-          ...(job.slo === undefined ? {} : { slo: job.slo }),
-        },
-      ],
-    ];
+    const job = parseJob(raw, ['jobs', index], thresholds, problems);
+    return job ? [[index, job]] : [];
   });
+}
+
+/**
+ * One job at `path`, as the spec and the constructs that take jobs (AgentValues, Probes) read it: each field checked
+ * against its schema, the defaults filled in (also for fields that are wrong, reported to `problems`, so that the
+ * checks across fields go on); undefined without a module or targets. `thresholds` are those of a job that sets none.
+ */
+export function parseJob(raw: unknown, path: FieldPath, thresholds: AlertThresholds, problems: Problem[]): Job | undefined {
+  const job = parseFields<z.output<typeof jobSchema>>(jobSchema, raw, path, problems);
+  if (job?.module === undefined || job.targets === undefined) return undefined;
+  const scrapeInterval = job.scrapeInterval ?? DEFAULTS.job.scrapeInterval;
+  return {
+    name: job.name ?? DEFAULTS.job.name,
+    module: job.module,
+    targets: job.targets,
+    scrapeInterval,
+    scrapeTimeout: job.scrapeTimeout ?? defaultScrapeTimeout(scrapeInterval),
+    labels: job.labels ?? {},
+    alerts: { ...thresholds, ...job.alerts },
+    ...(job.slo === undefined ? {} : { slo: job.slo }),
+  };
 }
 
 /**
@@ -333,7 +384,12 @@ function defaultScrapeTimeout(scrapeInterval: string): string {
   return interval !== undefined && interval > 0 && interval < documented ? scrapeInterval : DEFAULTS.job.scrapeTimeout;
 }
 
-function checkJob(job: Job, path: FieldPath, modules: Readonly<Record<string, SpecModule>>, defined: ReadonlySet<string>): Problem[] {
+/**
+ * The rules of one job at `path` that span fields: durations, the module (named in `defined`, and when it is in
+ * `modules` also its timeout and its prober's target grammar), labels and targets. A module in `defined` but not in
+ * `modules` (a spec module with problems of its own, or one a construct may still get) is not reported missing.
+ */
+export function checkJob(job: ScrapeJob, path: FieldPath, modules: Readonly<Record<string, SpecModule>>, defined: ReadonlySet<string>): Problem[] {
   const problems: Problem[] = [];
   const at = (name: string): FieldPath => [...path, name];
   const interval = parseDuration(job.scrapeInterval);
@@ -369,6 +425,12 @@ function checkJob(job: Job, path: FieldPath, modules: Readonly<Record<string, Sp
     });
   }
   if (job.targets.length === 0) problems.push({ path: at('targets'), message: 'is empty; list at least one endpoint to probe' });
+  const firstIndex = new Map<string, number>();
+  job.targets.forEach((target, index) => {
+    const first = firstIndex.get(target);
+    if (first === undefined) firstIndex.set(target, index);
+    else problems.push({ path: [...path, 'targets', index], message: `"${target}" is already ${formatPath([...path, 'targets', first])}; list each target once` });
+  });
   if (module) {
     job.targets.forEach((target, index) => {
       const problem = checkTarget(target, module.prober);
@@ -385,7 +447,7 @@ function checkJob(job: Job, path: FieldPath, modules: Readonly<Record<string, Sp
 function checkThresholds(path: FieldPath, written: Partial<AlertThresholds>, resolved: AlertThresholds): Problem[] {
   const problems: Problem[] = [];
   for (const field of ['downFor', 'slowerThan', 'slowFor'] as const) {
-    if (written[field] !== undefined && parseDuration(written[field]) === undefined) problems.push({ path: [...path, field], message: `"${written[field]}" must be ${DURATION_HINT}` });
+    if (typeof written[field] === 'string' && parseDuration(written[field]) === undefined) problems.push({ path: [...path, field], message: `"${written[field]}" must be ${DURATION_HINT}` });
   }
   const certificateFieldWritten = written.certificateWarningDays !== undefined || written.certificateCriticalDays !== undefined;
   if (certificateFieldWritten && resolved.certificateCriticalDays >= resolved.certificateWarningDays) {
@@ -399,7 +461,7 @@ function checkThresholds(path: FieldPath, written: Partial<AlertThresholds>, res
 }
 
 /** Probe objects are named after their jobs; two jobs whose names make the same object name would overwrite each other. */
-function checkProbeObjectNames(jobs: ReadonlyArray<[number, Job]>): Problem[] {
+export function checkProbeObjectNames(jobs: ReadonlyArray<readonly [number, ScrapeJob]>): Problem[] {
   const seen = new Map<string, number>();
   return jobs.flatMap(([index, job]): Problem[] => {
     const name = kubernetesObjectName(job.name);
@@ -424,7 +486,7 @@ function checkAutoscaling(exporter: SpecFields['exporter']): Problem[] {
   return [{ path: ['exporter', 'autoscaling', 'maxReplicas'], message: `is ${autoscaling.maxReplicas}, below the minimum of ${minReplicas} replicas; raise maxReplicas` }];
 }
 
-function checkDuplicateJobNames(jobs: ReadonlyArray<[number, Job]>): Problem[] {
+export function checkDuplicateJobNames(jobs: ReadonlyArray<readonly [number, ScrapeJob]>): Problem[] {
   const seen = new Map<string, number>();
   const problems: Problem[] = [];
   for (const [index, job] of jobs) {

@@ -5,7 +5,7 @@
 import { App, Chart, Testing } from 'cdk8s';
 import { parse as parseYaml } from 'yaml';
 import { BlackboxExporter, CONFIG_CHECKSUM_ANNOTATION, type BlackboxExporterProps } from '../../src/cdk8s';
-import { parseSpec } from '../../src/model';
+import { parseSpec, presets, type SpecInput, type SpecModule } from '../../src/model';
 import { fullEnv, fullSpec, SECRET_VALUES } from '../fixtures/specs';
 import { problemsOf } from '../support/problems';
 import { find, validateAgainstSchema } from '../support/manifests';
@@ -154,5 +154,36 @@ describe('the HorizontalPodAutoscaler', () => {
   it('takes its own minimum and utilization', () => {
     const autoscaler = find(synth({ ...fullProps, autoscaling: { minReplicas: 3, maxReplicas: 10, cpuUtilization: 60 } }), 'HorizontalPodAutoscaler');
     expect(autoscaler.spec).toMatchObject({ minReplicas: 3, maxReplicas: 10, metrics: [{ resource: { target: { averageUtilization: 60 } } }] });
+  });
+});
+
+describe('BlackboxExporter refuses, in the words a spec file gets', () => {
+  const specProblems = (modules: SpecInput['modules']) => problemsOf(() => parseSpec({ modules, jobs: [] })).filter((problem) => problem.startsWith('modules.'));
+
+  it('a module whose regexp cannot compile, at addModule, naming the construct, and keeps nothing of it', () => {
+    const chart = Testing.chart();
+    const exporter = new BlackboxExporter(chart, 'exporter');
+    const broken: SpecModule = { prober: 'http', http: { fail_if_body_matches_regexp: ['(unclosed'] } };
+    const problems = problemsOf(() => exporter.addModule('web', broken));
+    expect(problems).toEqual(specProblems({ web: broken }));
+    expect(problems[0]).toMatch(/^modules\.web\.http\.fail_if_body_matches_regexp\[0\]: could not compile regular expression "\(unclosed"/);
+    expect(() => exporter.addModule('web', broken)).toThrow(/^test\/exporter: modules\.web\./);
+    expect(exporter.modules).toEqual({});
+  });
+
+  it('the same in the modules given, each module named', () => {
+    const modules = { web: { prober: 'http', timeout: 5 }, dns: { prober: 'dns', tcp: {} } } as unknown as SpecInput['modules'] & object;
+    expect(problemsOf(() => new BlackboxExporter(Testing.chart(), 'exporter', { modules }))).toEqual(specProblems(modules));
+  });
+
+  it('a second module of the same name, as ConfigMap.addData refuses a key twice', () => {
+    const exporter = new BlackboxExporter(Testing.chart(), 'exporter', { modules: { web: { preset: 'http_2xx' } } });
+    expect(problemsOf(() => exporter.addModule('web', { prober: 'tcp' }))).toEqual(['modules.web: is a module of this exporter already; give this module another name, or change the first one']);
+    expect(exporter.modules.web!.prober).toBe('http');
+  });
+
+  it('takes presets as the spec writes them, expanded as presets.http2xx() is', () => {
+    const exporter = new BlackboxExporter(Testing.chart(), 'exporter', { modules: { web: { preset: 'http_2xx' } } });
+    expect(exporter.modules).toEqual({ web: presets.http2xx() });
   });
 });

@@ -105,6 +105,27 @@ describe('validation: one line naming the field and the fix', () => {
     expect(problemsOf(input)).toEqual(['jobs[1].name: "blackbox-exporter" is already the name of jobs[0]; Prometheus needs unique job names, so give this job a name of its own']);
   });
 
+  it('a target listed twice in one job, naming both positions', () => {
+    const input = minimal({ jobs: [{ module: 'http_2xx', targets: ['https://a.example', 'https://b.example', 'https://c.example', 'https://a.example'] }] });
+    expect(problemsOf(input)).toEqual(['jobs[0].targets[3]: "https://a.example" is already jobs[0].targets[0]; list each target once']);
+  });
+
+  it('a bare number where a duration is wanted, with the unit to add', () => {
+    const input = minimal({
+      modules: { http_2xx: { prober: 'http', timeout: 5 as never }, tcp: { prober: 'tcp', timeout: '2' } },
+      jobs: [{ module: 'http_2xx', targets: ['https://a.example'], scrapeInterval: '10', scrapeTimeout: 0.5 as never, alerts: { downFor: 3 as never } }],
+      alerts: { thresholds: { slowFor: '15' } },
+    });
+    expect(problemsOf(input)).toEqual([
+      'modules.http_2xx.timeout: is the number 5, not a duration; write 5s for 5 seconds (units: ms, s, m, h)',
+      'modules.tcp.timeout: "2" has no unit; write 2s for 2 seconds (units: ms, s, m, h)',
+      'jobs[0].scrapeTimeout: is the number 0.5, not a duration; write 500ms for 0.5 seconds (units: ms, s, m, h)',
+      'jobs[0].alerts.downFor: is the number 3, not a duration; write 3s for 3 seconds (units: ms, s, m, h)',
+      'jobs[0].scrapeInterval: "10" has no unit; write 10s for 10 seconds (units: ms, s, m, h)',
+      'alerts.thresholds.slowFor: "15" has no unit; write 15s for 15 seconds (units: ms, s, m, h)',
+    ]);
+  });
+
   it('an unknown module field, with the likely intended one', () => {
     expect(problemsOf(minimal({ modules: { http_2xx: { prober: 'http', http: { methd: 'GET' } as never } } }))).toEqual(['modules.http_2xx.http.methd: unknown field; did you mean "method"?']);
   });
@@ -277,7 +298,25 @@ describe('every problem at once, in words', () => {
     expect(problemsOf(withModule({ preset: 'http_2xx_with_header', accessToken: { fromEnv: 'T', existingSecret: { name: 's', key: 'k' } } }))).toEqual([
       'modules.api.accessToken: give one of fromEnv: VAR (an environment variable read at synth), existingSecret: { name, key } (a Secret in the cluster) or externalSecret: { name, store, key } (a value the External Secrets Operator copies into a Secret)',
     ]);
-    expect(problemsOf(withModule({ preset: 'http_2xx', body: '{}' }))).toEqual(['modules.api.body: unknown field; remove it; the fields here are preset']);
+    expect(problemsOf(withModule({ preset: 'http_2xx', body: '{}' }))).toEqual([
+      "modules.api.body: is a parameter of preset http_post_2xx, not of http_2xx (http_2xx takes no parameters); write preset: http_post_2xx, or leave preset out and write the module's own fields",
+    ]);
+    expect(problemsOf(withModule({ preset: 'http_2xx', colour: 'blue' }))).toEqual(['modules.api.colour: unknown field; remove it; the fields here are preset']);
+  });
+
+  it("a module field beside a preset, which the preset fixes, says how to change it: the module's own fields instead", () => {
+    const withModule = (module: Record<string, unknown>) => minimal({ modules: { api: module as never }, jobs: [{ module: 'api', targets: ['https://example.com'] }] });
+    const http2xx =
+      '{ prober: http, timeout: 5s, http: { valid_http_versions: [ HTTP/1.1, HTTP/2.0 ], method: GET, preferred_ip_protocol: ip4, ip_protocol_fallback: false, no_follow_redirects: false, fail_if_ssl: false, fail_if_not_ssl: false, tls_config: { insecure_skip_verify: true } } }';
+    expect(problemsOf(withModule({ preset: 'http_2xx', timeout: '10s' }))).toEqual([
+      `modules.api.timeout: is set by preset http_2xx (timeout: 5s), and http_2xx takes no parameters; to change the module, leave preset out and write its own fields, starting from what the preset stands for: ${http2xx}`,
+    ]);
+    expect(problemsOf(withModule({ preset: 'http_post_2xx', body: '{}', method: 'PUT' }))[0]).toMatch(
+      /^modules\.api\.method: is set by preset http_post_2xx \(http\.method: POST\), and http_post_2xx takes body; to change the module, leave preset out and write its own fields, starting from what the preset stands for: \{ prober: http, timeout: 5s, http: \{ .*method: POST.* \} \}$/,
+    );
+    expect(problemsOf(withModule({ preset: 'http_2xx', tcp: {} }))).toEqual([
+      `modules.api.tcp: is a module field, and http_2xx takes no parameters; to change the module, leave preset out and write its own fields, starting from what the preset stands for: ${http2xx}`,
+    ]);
   });
 
   it('an unknown preset names the likely one', () => {
