@@ -75,10 +75,10 @@ export function detailsText(details: TargetDetails): string {
   const parts: string[] = [];
   if (details.httpStatus !== undefined) parts.push(`HTTP ${details.httpStatus}${details.httpVersion ? ` ${details.httpVersion}` : ''}`);
   if (details.tlsVersion !== undefined) parts.push(details.tlsVersion);
-  if (details.certificateDaysLeft !== undefined) parts.push(`certificate ${details.certificateDaysLeft} days`);
-  if (details.dnsRcode !== undefined) parts.push(`${details.dnsRcode}, ${details.dnsAnswers ?? 0} answers`);
+  if (details.certificateDaysLeft !== undefined) parts.push(`certificate ${counted(details.certificateDaysLeft, 'day')}`);
+  if (details.dnsRcode !== undefined) parts.push(`${details.dnsRcode}, ${counted(details.dnsAnswers ?? 0, 'answer')}`);
   if (details.grpcServingStatus !== undefined) parts.push(details.grpcServingStatus);
-  if (details.icmpRoundTripMs !== undefined) parts.push(`round trip ${details.icmpRoundTripMs.toFixed(2)} ms`);
+  if (details.icmpRoundTripMs !== undefined) parts.push(`round trip ${durationText(details.icmpRoundTripMs / 1000)}`);
   return parts.join(', ');
 }
 
@@ -87,8 +87,20 @@ function resultWord(result: TargetResult): string {
   return result.success ? 'ok' : 'FAIL';
 }
 
-function seconds(value: number): string {
-  return `${value.toFixed(3)}s`;
+/**
+ * A duration for a person: milliseconds to three significant figures (`0.423 ms`, `12.3 ms`, `456 ms`, whole from
+ * 100 ms on), and from 10 s on seconds to three (`12.3 s`, `125 s`).
+ */
+export function durationText(seconds: number): string {
+  const milliseconds = seconds * 1000;
+  if (milliseconds >= 10_000) return `${seconds >= 100 ? Math.round(seconds) : Number(seconds.toPrecision(3))} s`;
+  if (milliseconds >= 100 || milliseconds === 0) return `${Math.round(milliseconds)} ms`;
+  return `${Number(milliseconds.toPrecision(3))} ms`;
+}
+
+/** `1 answer`, `2 answers`, `0 answers`. */
+function counted(count: number, singular: string, plural = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : plural}`;
 }
 
 function reasonText(result: TargetResult): string {
@@ -99,7 +111,7 @@ function reasonText(result: TargetResult): string {
 /** One line per finished target, for a log or a terminal that is not one. */
 export function progressLine(result: TargetResult, done: number, total: number): string {
   const reason = reasonText(result);
-  return `[${done}/${total}] ${resultWord(result)} ${result.job} ${result.target} ${seconds(result.durationSeconds)}${reason ? ` ${reason}` : ''}\n`;
+  return `[${done}/${total}] ${resultWord(result)} ${result.job} ${result.target} ${durationText(result.durationSeconds)}${reason ? ` ${reason}` : ''}\n`;
 }
 
 const BAR_WIDTH = 30;
@@ -131,7 +143,7 @@ export function tableText(results: readonly TargetResult[], summary: Summary): s
     result.target,
     result.module,
     resultWord(result),
-    result.skipped ? '-' : seconds(result.durationSeconds),
+    result.skipped ? '-' : durationText(result.durationSeconds),
     detailsText(result.details),
     reasonText(result),
   ]);
@@ -142,7 +154,7 @@ export function tableText(results: readonly TargetResult[], summary: Summary): s
       .join('  ')
       .trimEnd()}\n`;
   const skipped = summary.skipped > 0 ? `, ${summary.skipped} not run` : '';
-  return `${line(header)}${rows.map(line).join('')}\n${summary.total} ${summary.total === 1 ? 'target' : 'targets'}: ${summary.succeeded} ok, ${summary.failed} failed${skipped} in ${summary.seconds.toFixed(1)}s\n`;
+  return `${line(header)}${rows.map(line).join('')}\n${counted(summary.total, 'target')}: ${summary.succeeded} ok, ${summary.failed} failed${skipped} in ${durationText(summary.seconds)}\n`;
 }
 
 export function jsonText(results: readonly TargetResult[], summary: Summary): string {

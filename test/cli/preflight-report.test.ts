@@ -1,5 +1,5 @@
 /** What `probekit test` reads from a probe's metrics for its DETAILS column, per prober, and how it writes them. */
-import { detailsText, probeDetails } from '../../src/cli/preflight-report';
+import { detailsText, durationText, probeDetails } from '../../src/cli/preflight-report';
 
 const NOW = 1_800_000_000;
 const sample = (name: string, value: number, labels: Record<string, string> = {}) => ({ name, labels, value });
@@ -32,6 +32,13 @@ describe('probe details', () => {
     expect(detailsText(probeDetails('dns', { samples: [sample('probe_dns_answer_rrs', 0)], log }, NOW))).toBe('NXDOMAIN, 0 answers');
   });
 
+  it('counts in words a person reads: 1 answer, 2 answers, 1 day', () => {
+    expect(detailsText({ dnsRcode: 'NOERROR', dnsAnswers: 1 })).toBe('NOERROR, 1 answer');
+    expect(detailsText({ dnsRcode: 'NOERROR', dnsAnswers: 2 })).toBe('NOERROR, 2 answers');
+    expect(detailsText({ certificateDaysLeft: 1 })).toBe('certificate 1 day');
+    expect(detailsText({ certificateDaysLeft: 0 })).toBe('certificate 0 days');
+  });
+
   it('grpc: the serving status answered; icmp: the round trip', () => {
     const grpc = probeDetails(
       'grpc',
@@ -40,6 +47,24 @@ describe('probe details', () => {
     );
     expect(detailsText(grpc)).toBe('NOT_SERVING');
     const icmp = probeDetails('icmp', { samples: [sample('probe_icmp_duration_seconds', 0.000421, { phase: 'rtt' }), sample('probe_icmp_duration_seconds', 0.01, { phase: 'setup' })], log: [] }, NOW);
-    expect(detailsText(icmp)).toBe('round trip 0.42 ms');
+    expect(detailsText(icmp)).toBe('round trip 0.421 ms');
+  });
+});
+
+describe('durations', () => {
+  it.each([
+    [0, '0 ms'],
+    [0.0000421, '0.0421 ms'],
+    [0.000421, '0.421 ms'],
+    [0.0123456, '12.3 ms'],
+    [0.0012345, '1.23 ms'],
+    [0.1234, '123 ms'],
+    [0.9996, '1000 ms'],
+    [2.5, '2500 ms'],
+    [9.9994, '9999 ms'],
+    [12.345, '12.3 s'],
+    [125.4, '125 s'],
+  ])('%d s is %s', (seconds, text) => {
+    expect(durationText(seconds)).toBe(text);
   });
 });
