@@ -11,7 +11,6 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, st
 import { basename, dirname, join, resolve } from 'node:path';
 import { ProblemsError } from '@probekit/exporter';
 import { documentedExample, parseSpec, readSpecFile, SpecFileError, type Spec } from '../model';
-import { ProbekitApp, ProbekitChart } from '../cdk8s/probekit';
 import { helpText, parseFlags, usageLine, UsageError, type CliIo, type Command, type Flags } from './command';
 
 const FLAGS = {
@@ -92,6 +91,10 @@ export function synthesizeInto(out: string, spec: Spec, env: CliIo['env'], repla
   mkdirSync(dirname(out), { recursive: true });
   const staging = mkdtempSync(join(dirname(out), `.${basename(out)}.synth-`));
   try {
+    // Loaded here, not with the dispatcher: cdk8s is a peer dependency, absent where only the other commands are
+    // used (the skills server's image installs no peers), and every command line loads this module.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { ProbekitApp, ProbekitChart } = require('../cdk8s/probekit') as typeof import('../cdk8s/probekit');
     const app = new ProbekitApp({ outdir: staging });
     new ProbekitChart(app, CHART, { spec, env });
     app.synth();

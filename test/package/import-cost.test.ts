@@ -32,6 +32,11 @@ it("require('probekit/cli') loads neither cdk8s nor anything heavy", async () =>
   expect(loaded.filter((name) => ['cdk8s', 'cdk8s-plus-28', 'constructs', ...HEAVY].includes(name) || name.startsWith('@pulumi/'))).toEqual([]);
 }, 60_000);
 
+it('the probekit command loads no cdk8s before synth runs: the skills server image installs probekit without its peers', async () => {
+  const loaded = await packagesLoadedBy('./src/cli/main.ts');
+  expect(loaded.filter((name) => ['cdk8s', 'cdk8s-plus-28', 'constructs', ...HEAVY].includes(name))).toEqual([]);
+}, 60_000);
+
 it("require('@probekit/assistant') loads the assistant's packages: the checks above see them where they load", async () => {
   await expect(packagesLoadedBy('@probekit/assistant')).resolves.toEqual(expect.arrayContaining(['@elastic/elasticsearch', '@modelcontextprotocol/sdk']));
 }, 60_000);
