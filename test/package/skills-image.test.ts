@@ -1,9 +1,9 @@
 /**
  * The skills server's image (the Dockerfile at the repository's root). No container engine runs here, so the
  * Dockerfile is checked against the facts it must agree with: the construct that runs it (command, port, health
- * path), the package it installs (its bin), the exporter's image (the same pinned base), and the files it copies.
- * Installing the packed packages and running their `probekit` bin, as its second stage does, is
- * test/package/consumer.test.ts.
+ * path), the packages it installs (probekit's bin, with the exporter and the assistant, whose commands the bin runs),
+ * the exporter's image (the same pinned base), and the files it copies. Installing the three packed packages without
+ * their peers and running `probekit assistant`, as its second stage does, is test/package/consumer.test.ts.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,14 +28,22 @@ describe('the skills server image', () => {
     expect(args('USER')).toEqual(['node']);
   });
 
-  it('copies only files that exist, and installs the packages the repository packs', () => {
+  it('copies only files that exist, and installs the packages the repository packs: probekit, the exporter and the assistant', () => {
     for (const copy of args('COPY').filter((line) => !line.startsWith('--from'))) {
       const sources = copy.split(' ').slice(0, -1);
       for (const source of sources) expect(existsSync(join(ROOT, source))).toBe(true);
     }
-    const exporterPackage = JSON.parse(readFileSync(join(ROOT, 'exporter', 'package.json'), 'utf8')) as { name: string; scripts: Record<string, string> };
-    expect(dockerfile).toContain(`--workspace ${exporterPackage.name}`);
+    const workspace = (folder: string) => JSON.parse(readFileSync(join(ROOT, folder, 'package.json'), 'utf8')) as { name: string; scripts: Record<string, string> };
+    const [exporterPackage, assistantPackage] = [workspace('exporter'), workspace('assistant')];
     expect(exporterPackage.scripts['build:contract']).toBeDefined();
+    expect(assistantPackage.scripts.build).toBeDefined();
+    const [install] = args('RUN').filter((line) => line.startsWith('npm ci '));
+    for (const name of [exporterPackage.name, assistantPackage.name]) {
+      expect(install).toContain(`--workspace ${name}`);
+      expect(dockerfile).toContain(`npm pack --ignore-scripts --pack-destination /packs --workspace ${name}`);
+    }
+    expect(dockerfile).toContain(`npm run build --workspace ${assistantPackage.name}`);
+    expect(dockerfile).toMatch(/npm pack --ignore-scripts --pack-destination \/packs\n/);
     expect(dockerfile).toMatch(/npm install --omit=dev --omit=peer .* \/tmp\/packs\/\*\.tgz/);
   });
 
