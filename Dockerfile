@@ -1,29 +1,27 @@
 # probekit image: the `probekit` command, serving the assistant's skills by default; built from the repository root with
 #   docker build -t probekit .
-# (the exporter's image is exporter/Dockerfile). Stage 1 installs the locked dependencies of the root package, of the
-# exporter's contract and of the assistant, builds the three and packs them as npm publishes them; stage 2 installs
-# the three packs with their production dependencies only (no cdk8s peers: the skills server needs none), the way a
-# user installs probekit with its assistant, and runs as the image's unprivileged `node` user. Nothing is written at
-# run time, so a read-only root filesystem works.
+# (the exporter's image is exporter/Dockerfile). Stage 1 installs the locked dependencies of the root package and of
+# the workspaces it publishes, and packs them as they are published (packaging/pack.mjs); stage 2 installs the packs
+# (probekit, @probekit/exporter, @probekit/assistant) with their production dependencies only (no cdk8s peers: the
+# skills server needs none), the way a user installs them, and runs as the image's unprivileged `node` user. Nothing
+# is written at run time, so a read-only root filesystem works.
 
 FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /src
-COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
-COPY exporter/package.json exporter/tsconfig.build.json exporter/
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json README.md ./
+COPY exporter/package.json exporter/tsconfig.build.json exporter/build.mjs exporter/blackbox.yml exporter/LICENSE exporter/
 COPY assistant/package.json assistant/tsconfig.build.json assistant/
 COPY stacks/package.json stacks/
-# The root package and the exporter and assistant workspaces only; no package this build needs runs an install script.
+# The root package and the workspaces it packs; no package this build needs runs an install script.
 RUN npm ci --no-audit --no-fund --ignore-scripts --include-workspace-root --workspace @probekit/exporter --workspace @probekit/assistant
 COPY exporter/src exporter/src
-COPY src src
 COPY assistant/src assistant/src
+COPY src src
+COPY packaging packaging
+# The exporter's contract and the library first: each package's declarations name the others' by package name.
 RUN npm run build:contract --workspace @probekit/exporter \
  && npx tsc -p tsconfig.build.json \
- && npm run build --workspace @probekit/assistant \
- && mkdir /packs \
- && npm pack --ignore-scripts --pack-destination /packs --workspace @probekit/exporter \
- && npm pack --ignore-scripts --pack-destination /packs --workspace @probekit/assistant \
- && npm pack --ignore-scripts --pack-destination /packs
+ && node packaging/pack.mjs --out /packs
 
 FROM node:24.21.0-bookworm-slim
 ENV NODE_ENV=production

@@ -28,6 +28,8 @@ export interface TargetResult {
   readonly success: boolean;
   readonly durationSeconds: number;
   readonly failure?: ProbeFailure;
+  /** For a failure that is no target's (`internal error`: the ICMP addon missing, say), what the probe's log says of it. */
+  readonly note?: string;
   readonly details: TargetDetails;
 }
 
@@ -70,6 +72,17 @@ export function probeDetails(prober: string, probe: Pick<TargetProbeResult, 'sam
   return details;
 }
 
+/**
+ * What the probe's log says of an internal error, which is the exporter's or its install's and not the target's:
+ * its first error line's cause (the line's `err`, else the line itself). Undefined for any other outcome.
+ */
+export function internalErrorNote(probe: Pick<TargetProbeResult, 'failure' | 'log'>): string | undefined {
+  if (probe.failure?.reason !== 'internal error') return undefined;
+  const line = probe.log.find((entry) => entry.level === 'error');
+  if (line === undefined) return undefined;
+  return typeof line.fields.err === 'string' ? line.fields.err : line.message;
+}
+
 /** The details in words: `HTTP 200 HTTP/1.1, TLS 1.3, certificate 89 days`. */
 export function detailsText(details: TargetDetails): string {
   const parts: string[] = [];
@@ -105,7 +118,8 @@ function counted(count: number, singular: string, plural = `${singular}s`): stri
 
 function reasonText(result: TargetResult): string {
   if (result.skipped) return 'not run: stopped';
-  return result.failure ? describeFailure(result.failure) : '';
+  if (!result.failure) return '';
+  return result.note === undefined ? describeFailure(result.failure) : `${describeFailure(result.failure)}: ${result.note}`;
 }
 
 /** One line per finished target, for a log or a terminal that is not one. */

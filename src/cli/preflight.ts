@@ -8,7 +8,7 @@ import { DURATION_HINT, parseDuration, probeTarget, ProblemsError, type ModuleIn
 import { closestName, readSpecFile, type Job, type Spec } from '../model';
 import { moduleWithSecretValues } from '../render/exporter-config';
 import { helpText, parseFlags, usageLine, UsageError, type CliIo, type Command, type Flags } from './command';
-import { OUTPUT_FORMATS, probeDetails, progressBar, progressLine, reportText, summarize, type OutputFormat, type TargetResult } from './preflight-report';
+import { internalErrorNote, OUTPUT_FORMATS, probeDetails, progressBar, progressLine, reportText, summarize, type OutputFormat, type TargetResult } from './preflight-report';
 
 export const DEFAULT_CONCURRENCY = 16;
 
@@ -114,12 +114,14 @@ function stopRequest(io: CliIo): { readonly requested: Promise<void>; release():
 async function probeOne(planned: PlannedProbe, signal: AbortSignal, cwd: string): Promise<TargetResult> {
   const base = { job: planned.job.name, target: planned.target, module: planned.job.module, prober: planned.prober };
   const result = await probeTarget(planned.job.module, planned.module, planned.target, { scrapeTimeoutSeconds: planned.scrapeTimeoutSeconds, signal, directory: cwd });
+  const note = internalErrorNote(result);
   return {
     ...base,
     skipped: false,
     success: result.success,
     durationSeconds: result.durationSeconds,
     ...(result.failure ? { failure: result.failure } : {}),
+    ...(note === undefined ? {} : { note }),
     details: probeDetails(planned.prober, result, Date.now() / 1000),
   };
 }

@@ -1,5 +1,5 @@
 /** What `probekit test` reads from a probe's metrics for its DETAILS column, per prober, and how it writes them. */
-import { detailsText, durationText, probeDetails } from '../../src/cli/preflight-report';
+import { detailsText, durationText, internalErrorNote, probeDetails, summarize, tableText } from '../../src/cli/preflight-report';
 
 const NOW = 1_800_000_000;
 const sample = (name: string, value: number, labels: Record<string, string> = {}) => ({ name, labels, value });
@@ -66,5 +66,32 @@ describe('durations', () => {
     [125.4, '125 s'],
   ])('%d s is %s', (seconds, text) => {
     expect(durationText(seconds)).toBe(text);
+  });
+});
+
+describe('the note of an internal error', () => {
+  const addonMissing = {
+    level: 'error' as const,
+    message: 'The ICMP addon is missing; icmp probes cannot run',
+    fields: { err: 'the ICMP addon cannot be loaded from /x: no such file; copy icmp_socket.node into /x' },
+  };
+
+  it("is the cause the probe's log gives, shown after the reason; a target's own failure has none", () => {
+    const note = internalErrorNote({ failure: { reason: 'internal error' }, log: [{ level: 'debug', message: 'Beginning probe', fields: {} }, addonMissing] });
+    expect(note).toBe('the ICMP addon cannot be loaded from /x: no such file; copy icmp_socket.node into /x');
+    expect(internalErrorNote({ failure: { reason: 'connection refused' }, log: [addonMissing] })).toBeUndefined();
+    const result = {
+      job: 'ping',
+      target: '127.0.0.1',
+      module: 'icmp',
+      prober: 'icmp',
+      skipped: false,
+      success: false,
+      durationSeconds: 0.001,
+      failure: { reason: 'internal error' as const },
+      note,
+      details: {},
+    };
+    expect(tableText([result], summarize([result], 0.1)).split('\n')[1]).toMatch(/ FAIL .* internal error: the ICMP addon cannot be loaded from \/x: no such file; copy icmp_socket\.node into \/x$/);
   });
 });

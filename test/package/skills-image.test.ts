@@ -2,8 +2,8 @@
  * The skills server's image (the Dockerfile at the repository's root). No container engine runs here, so the
  * Dockerfile is checked against the facts it must agree with: the construct that runs it (command, port, health
  * path), the packages it installs (probekit's bin, with the exporter and the assistant, whose commands the bin runs),
- * the exporter's image (the same pinned base), and the files it copies. Installing the three packed packages without
- * their peers and running `probekit assistant`, as its second stage does, is test/package/consumer.test.ts.
+ * the exporter's image (the same pinned base), and the files it copies. The packs are packaging/pack.mjs's, which
+ * test/package/consumer.test.ts installs as a cdk8s user does (probekit and the exporter, without the assistant).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,14 +36,12 @@ describe('the skills server image', () => {
     const workspace = (folder: string) => JSON.parse(readFileSync(join(ROOT, folder, 'package.json'), 'utf8')) as { name: string; scripts: Record<string, string> };
     const [exporterPackage, assistantPackage] = [workspace('exporter'), workspace('assistant')];
     expect(exporterPackage.scripts['build:contract']).toBeDefined();
-    expect(assistantPackage.scripts.build).toBeDefined();
     const [install] = args('RUN').filter((line) => line.startsWith('npm ci '));
-    for (const name of [exporterPackage.name, assistantPackage.name]) {
-      expect(install).toContain(`--workspace ${name}`);
-      expect(dockerfile).toContain(`npm pack --ignore-scripts --pack-destination /packs --workspace ${name}`);
-    }
-    expect(dockerfile).toContain(`npm run build --workspace ${assistantPackage.name}`);
-    expect(dockerfile).toMatch(/npm pack --ignore-scripts --pack-destination \/packs\n/);
+    for (const name of [exporterPackage.name, assistantPackage.name]) expect(install).toContain(`--workspace ${name}`);
+    // Packed as they are published, by the repository's pack step, which packs the root package and both workspaces.
+    expect(dockerfile).toMatch(/ node packaging\/pack\.mjs --out \/packs\n/);
+    const packStep = readFileSync(join(ROOT, 'packaging', 'pack.mjs'), 'utf8');
+    for (const folder of ['.', 'exporter', 'assistant']) expect(packStep).toContain(`folder: '${folder}'`);
     expect(dockerfile).toMatch(/npm install --omit=dev --omit=peer .* \/tmp\/packs\/\*\.tgz/);
   });
 

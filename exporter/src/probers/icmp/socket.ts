@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../../log';
+import { EXPORTER_VERSION } from '../../version';
 
 export type IcmpFamily = 4 | 6;
 
@@ -68,6 +69,13 @@ function addonCandidates(): string[] {
   }
 }
 
+/**
+ * What to do when the addon is nowhere: it is compiled for one architecture, so the npm package does not carry it
+ * (an exporter installed with npm, or `probekit test` run from it, has none).
+ */
+const whereToGetIt = (folder: string): string =>
+  `copy icmp_socket.node into ${folder} from the release bundle for this machine (probekit-exporter-${EXPORTER_VERSION}-linux-${process.arch === 'x64' ? 'amd64' : process.arch}.tar.gz, which also runs probekit test as node probekit.js test), or build it in a checkout (npm ci writes exporter/native/build/Release/icmp_socket.node); the npm package does not carry it`;
+
 /** Why the addon cannot be loaded, with the path that was tried (where it belongs when it is nowhere). */
 interface AddonFailure {
   readonly path: string;
@@ -81,7 +89,7 @@ function loadAddon(): Addon {
     const candidates = addonCandidates();
     const path = candidates.find((candidate) => existsSync(candidate));
     try {
-      if (path === undefined) throw new Error(`no such file (nor ${ADDON_BUILD_PATH} in ${__dirname} or a folder above it)`);
+      if (path === undefined) throw new Error(`no such file (nor ${ADDON_BUILD_PATH} in ${__dirname} or a folder above it); ${whereToGetIt(__dirname)}`);
       // createRequire keeps the bundler from trying to inline a binary module.
       addon = createRequire(__filename)(path) as Addon;
     } catch (error) {
