@@ -5,7 +5,8 @@
  */
 import * as pulumi from '@pulumi/pulumi';
 import * as kubernetes from '@pulumi/kubernetes';
-import { PART_OF_PROBEKIT, renderSearchEngineSecret } from 'probekit';
+import { PART_OF_PROBEKIT } from 'probekit';
+import { renderSearchEngineSecret } from 'probekit/cli';
 import { applyObjects, type KubernetesObject } from './objects';
 
 export interface AgentRelease {

@@ -10,11 +10,11 @@ import {
   checkTarget,
   clusterFormProblems,
   DEFAULTS,
+  formatPath,
   formatProblem,
   parseSpec,
   ProblemsError,
   SpecError,
-  specSchema,
   type Environment,
   type FieldPath,
   type Problem,
@@ -40,10 +40,13 @@ const dnsLabel = z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must 
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' });
 
-/** What one cluster changes in the spec; namespace and replicas are checked by the spec's own rules. */
+/**
+ * What one cluster changes in the spec. Namespace and replicas are checked by the spec's own rules once applied
+ * (deployClusters), and their problems named by these keys.
+ */
 const overridesSchema = z.strictObject({
-  namespace: specSchema.shape.namespace,
-  replicas: specSchema.shape.exporter.unwrap().shape.replicas,
+  namespace: z.string().optional(),
+  replicas: z.number().optional(),
   /** Job name to targets probed from this cluster in addition to the job's own. */
   // Refinements rather than min(1): their messages are kept as written, and say the fix.
   extraTargets: z
@@ -261,7 +264,9 @@ function deployClusters(clusters: ReadonlyArray<z.infer<typeof clusterSchema>>, 
       const spec = parseSpec(applyOverrides(base.input, cluster.overrides), { env });
       return { name: cluster.name, kubeconfig: cluster.kubeconfig, context: cluster.context, spec };
     } catch (error) {
-      problems.push(...specProblems(error, path));
+      // What changed is the overrides: the spec's exporter.replicas is the override's replicas.
+      const replicas = formatPath([...path, 'exporter', 'replicas']);
+      problems.push(...specProblems(error, path).map((problem) => (formatPath(problem.path) === replicas ? { ...problem, path: [...path, 'replicas'] } : problem)));
       return undefined;
     }
   });

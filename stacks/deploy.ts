@@ -5,7 +5,8 @@
  */
 import * as pulumi from '@pulumi/pulumi';
 import { readFileSync } from 'node:fs';
-import { clusterExporterAddress, DEFAULTS, synthesize, type Environment } from 'probekit';
+import { synthesize, type Environment } from 'probekit';
+import { SEARCH_ENGINE_SECRET_NAME } from 'probekit/cli';
 import { DEFAULT_ROLE_PRESET } from '@probekit/assistant';
 import { SearchEngineApiKey } from './api-key';
 import { ProbekitCluster } from './cluster';
@@ -64,15 +65,16 @@ export function deployProbekit(config: StackConfig, env: Environment): Deploymen
   const { searchEngine, agent } = config;
   const { apiKey, apiToken } = searchEngineToken(searchEngine);
 
-  const clusters = config.clusters.map((cluster) => {
-    const { manifests, agentValues } = synthesize(cluster.spec, env);
+  const synthesized = config.clusters.map((cluster) => synthesize(cluster.spec, env));
+  const clusters = config.clusters.map((cluster, index) => {
+    const { manifests, agentValues } = synthesized[index]!;
     return new ProbekitCluster(cluster.name, {
       kubeconfig: cluster.kubeconfig,
       context: cluster.context,
       namespace: cluster.spec.namespace,
       objects: manifests as KubernetesObject[],
       searchEngineSecret: {
-        name: searchEngine.secretName ?? DEFAULTS.searchEngine.secretName,
+        name: searchEngine.secretName ?? SEARCH_ENGINE_SECRET_NAME,
         namespace: cluster.spec.namespace,
         url: searchEngine.url,
         apiToken,
@@ -95,7 +97,7 @@ export function deployProbekit(config: StackConfig, env: Environment): Deploymen
         cluster.name,
         {
           namespace: cluster.spec.namespace,
-          exporterAddress: clusterExporterAddress(cluster.spec),
+          exporterAddress: synthesized[index]!.exporterAddress,
           searchEngineSecret: clusters[index]!.searchEngineSecret.metadata.name,
           agentRelease: clusters[index]!.agentRelease.name,
           agentStatus: clusters[index]!.agentRelease.status.status,

@@ -20,7 +20,8 @@ import { createSkillContext, runSkill, type SkillContext } from '../src/skill';
 import { BUILT_IN_SKILLS } from '../src/skills';
 import { describeFailure, FAILURE_REASON_METRIC, TIMEOUT_PHASES } from '@probekit/exporter';
 import { reasonAt, reasonFromDebug } from '../src/probe-failures';
-import { renderScrapeJob } from 'probekit';
+// The library renders scrape jobs for its constructs alone; a test reaches the renderer in its folder.
+import { renderScrapeJob } from '../../src/render/scrape-job';
 import { ContractElasticsearch } from './support/elasticsearch';
 import { runCli } from '../../test/support/cli';
 import { describeWithBinaries } from '../../test/support/integration';

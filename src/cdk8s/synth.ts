@@ -13,6 +13,8 @@ export interface Synthesized {
   /** Kubernetes objects, in the order of the chart's manifest file. */
   readonly manifests: Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- Kubernetes objects of every kind, which callers index into
   readonly agentValues: AgentChartValues;
+  /** host:port the agent's jobs scrape: the exporter's Service in the spec's namespace, port 9115. */
+  readonly exporterAddress: string;
   /** The endpoints dashboard (also in the manifests, as a ConfigMap), unless the spec turns it off. */
   readonly dashboard?: DashboardJson;
   /** The alert rule file's content, unless the spec turns alerts off. */
@@ -21,6 +23,6 @@ export interface Synthesized {
 
 export function synthesize(spec: Spec, env: Environment = {}): Synthesized {
   const chart = new ProbekitChart(new App(), 'probekit', { spec, env });
-  const { agentValues, dashboard, alerts } = chart.probekit;
-  return { manifests: chart.toJson(), agentValues: agentValues.values, dashboard: dashboard?.dashboard, alertRules: alerts?.rules };
+  const { agentValues, dashboard, alerts, exporter } = chart.probekit;
+  return { manifests: chart.toJson(), agentValues: agentValues.values, exporterAddress: exporter.address, dashboard: dashboard?.dashboard, alertRules: alerts?.rules };
 }

@@ -5,8 +5,6 @@ export * from './presets';
 export * from './example';
 export * from './load';
 export * from './problems';
-// The Pulumi program builds its overrides' schema from the spec's fields.
-export { specSchema } from './schema';
 export { SpecError, parseSpec, checkTarget, EMPTY_SPEC_FIX, type ParseOptions } from './validate';
 export { moduleSecrets, moduleWithSecretFiles, moduleWithSecretsInPlace, withoutSecrets, type ModuleSecret, type PlacedSecret } from './secret-fields';
 // Problems as the exporter's contract defines them: SpecError carries them, and other inputs report through them.

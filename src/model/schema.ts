@@ -5,8 +5,48 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { secretRefSchema } from './secret-ref';
+import type { SecretRef } from './secret-ref';
 import type { PresetName } from './presets';
+
+/**
+ * One object with both forms' fields rather than a union of the two, so that a misspelt field is named as such
+ * (`fromEnvv: did you mean "fromEnv"?`) and a missing choice is said in words; the rules between the fields are
+ * checked once the fields themselves are right.
+ */
+const secretRefFields = z.strictObject({
+  fromEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name: letters, digits and _, not starting with a digit')
+    .optional(),
+  prefix: z.string().optional(),
+  existingSecret: z.strictObject({ name: z.string().min(1), key: z.string().min(1) }).optional(),
+  externalSecret: z
+    .strictObject({
+      name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes name: lower-case letters, digits and -, starting and ending with a letter or digit'),
+      store: z.string().min(1),
+      storeKind: z.enum(['SecretStore', 'ClusterSecretStore']).optional(),
+      key: z.string().min(1),
+      property: z.string().min(1).optional(),
+    })
+    .optional(),
+});
+const fieldsRight = { when: (payload: { issues: readonly unknown[] }) => payload.issues.length === 0 };
+
+export const secretRefSchema = secretRefFields
+  .refine((ref) => [ref.fromEnv, ref.existingSecret, ref.externalSecret].filter((form) => form !== undefined).length === 1, {
+    ...fieldsRight,
+    message:
+      'give one of fromEnv: VAR (an environment variable read at synth), existingSecret: { name, key } (a Secret in the cluster) or externalSecret: { name, store, key } (a value the External Secrets Operator copies into a Secret)',
+  })
+  .refine((ref) => ref.fromEnv !== undefined || ref.prefix === undefined, {
+    ...fieldsRight,
+    path: ['prefix'],
+    message: 'applies to fromEnv only; a Secret holds the whole value',
+  }) as unknown as z.ZodType<SecretRef, SecretRef>;
+
+export function isSecretRef(value: unknown): value is SecretRef {
+  return secretRefSchema.safeParse(value).success;
+}
 
 const quantity = z.union([z.string().regex(/^[0-9]+(\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti)?$/, 'must be a Kubernetes quantity such as 100m or 128Mi'), z.number()]);
 const resourceAmounts = z.strictObject({ cpu: quantity.optional(), memory: quantity.optional() });

@@ -7,7 +7,8 @@
  * config the exporter accepts.
  */
 import type { FieldPath, ModuleInput, Problem } from '@probekit/exporter';
-import { isSecretRef, type SecretRef } from './secret-ref';
+import { isSecretRef } from './schema';
+import type { SecretRef } from './secret-ref';
 import type { SpecModule } from './spec';
 
 /** Fields besides header values that take a secret reference, from the module's top. */

@@ -4,7 +4,6 @@
  * the External Secrets Operator copies into a Secret (an ExternalSecret object is synthesized, the value
  * never is).
  */
-import { z } from 'zod';
 import { ProblemsError, type FieldPath, type Problem } from '@probekit/exporter';
 
 /** Where a secret value comes from, exactly one of these. */
@@ -41,42 +40,6 @@ export interface ExternalSecretSource {
 /** The key under which the Secret an ExternalSecret makes holds the value. */
 export const EXTERNAL_SECRET_KEY = 'value';
 
-/**
- * One object with both forms' fields rather than a union of the two, so that a misspelt field is named as such
- * (`fromEnvv: did you mean "fromEnv"?`) and a missing choice is said in words; the rules between the fields are
- * checked once the fields themselves are right.
- */
-const secretRefFields = z.strictObject({
-  fromEnv: z
-    .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name: letters, digits and _, not starting with a digit')
-    .optional(),
-  prefix: z.string().optional(),
-  existingSecret: z.strictObject({ name: z.string().min(1), key: z.string().min(1) }).optional(),
-  externalSecret: z
-    .strictObject({
-      name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes name: lower-case letters, digits and -, starting and ending with a letter or digit'),
-      store: z.string().min(1),
-      storeKind: z.enum(['SecretStore', 'ClusterSecretStore']).optional(),
-      key: z.string().min(1),
-      property: z.string().min(1).optional(),
-    })
-    .optional(),
-});
-const fieldsRight = { when: (payload: { issues: readonly unknown[] }) => payload.issues.length === 0 };
-
-export const secretRefSchema = secretRefFields
-  .refine((ref) => [ref.fromEnv, ref.existingSecret, ref.externalSecret].filter((form) => form !== undefined).length === 1, {
-    ...fieldsRight,
-    message:
-      'give one of fromEnv: VAR (an environment variable read at synth), existingSecret: { name, key } (a Secret in the cluster) or externalSecret: { name, store, key } (a value the External Secrets Operator copies into a Secret)',
-  })
-  .refine((ref) => ref.fromEnv !== undefined || ref.prefix === undefined, {
-    ...fieldsRight,
-    path: ['prefix'],
-    message: 'applies to fromEnv only; a Secret holds the whole value',
-  }) as unknown as z.ZodType<SecretRef, SecretRef>;
-
 export type EnvSecretRef = Extract<SecretRef, { fromEnv: string }>;
 export type ExistingSecretRef = Extract<SecretRef, { existingSecret: unknown }>;
 export type ExternalSecretRef = Extract<SecretRef, { externalSecret: unknown }>;
@@ -86,10 +49,6 @@ export function clusterSecretOf(ref: SecretRef): { readonly name: string; readon
   if ('existingSecret' in ref) return ref.existingSecret;
   if ('externalSecret' in ref) return { name: ref.externalSecret.name, key: EXTERNAL_SECRET_KEY };
   return undefined;
-}
-
-export function isSecretRef(value: unknown): value is SecretRef {
-  return secretRefSchema.safeParse(value).success;
 }
 
 export type Environment = Readonly<Record<string, string | undefined>>;

@@ -24,9 +24,9 @@ import {
 } from '@probekit/exporter';
 import { http2xx, http2xxWithHeader, httpPost2xx, PRESET_NAMES, type PresetModule, type PresetName } from './presets';
 import { withDurationSuggestions, withRequiredHints } from './problems';
-import { readEnvSecret, secretRefSchema, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
+import { readEnvSecret, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
 import { moduleSecrets, moduleWithSecretFiles, secretCandidateFields, secretFieldProblems, withoutSecrets } from './secret-fields';
-import { jobSchema, moduleNameSchema, presetSchemas, specSchema } from './schema';
+import { jobSchema, moduleNameSchema, presetSchemas, secretRefSchema, specSchema } from './schema';
 import { DEFAULTS, kubernetesObjectName, MODULE_LABEL, type AlertThresholds, type Job, type ScrapeJob, type Spec, type SpecInput, type SpecModule } from './spec';
 
 /** A spec that cannot be used: every problem found, each printed with the spec's source before it. */

@@ -5,8 +5,7 @@
  * required, or of another type on one side only. At run time it checks that the fields listed here are the schemas'.
  */
 import type { z } from 'zod';
-import { exporterSchema, jobSchema, presetSchemas, specSchema, thresholdsSchema } from '../../src/model/schema';
-import { secretRefSchema } from '../../src/model/secret-ref';
+import { exporterSchema, jobSchema, presetSchemas, secretRefSchema, specSchema, thresholdsSchema } from '../../src/model/schema';
 import type {
   AgentInput,
   AlertsInput,
