@@ -30,6 +30,8 @@ export interface FailureTargets {
   readonly closedPort: number;
   readonly silent: TcpTestServer;
   readonly sayAndClose: HostileServer;
+  /** An HTTP server of the last century: every request answered `HTTP/1.0 200 OK`, then the connection closed. */
+  readonly http10: HostileServer;
   readonly dns: DnsTestServer;
   readonly grpc: GrpcHealthServer;
   /** The most `/slow` requests waiting at once since the last reset. */
@@ -68,11 +70,14 @@ export async function startFailureTargets(): Promise<FailureTargets> {
   });
   const tls = makeTlsFixtures();
   const untrusted = createHttpsServer({ cert: tls.serverCert, key: tls.serverKey }, (_request, response) => response.end('secure'));
-  const [webPort, untrustedPort, silent, sayAndClose, dns, grpc, closedPort] = await Promise.all([
+  const [webPort, untrustedPort, silent, sayAndClose, http10, dns, grpc, closedPort] = await Promise.all([
     listening(web),
     listening(untrusted),
     startTcpTestServer({ silent: true }),
     startHostileServer((connection) => connection.stream.end(`${CLOSING_BANNER}\n`)),
+    startHostileServer((connection) => {
+      void connection.firstData().then(() => connection.stream.end('HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok'));
+    }),
     startDnsTestServer(),
     startGrpcHealthServer(),
     freePort(),
@@ -84,6 +89,7 @@ export async function startFailureTargets(): Promise<FailureTargets> {
     closedPort,
     silent,
     sayAndClose,
+    http10,
     dns,
     grpc,
     mostSlowAtOnce: () => most,
@@ -95,7 +101,7 @@ export async function startFailureTargets(): Promise<FailureTargets> {
         server.closeAllConnections();
         server.close();
       }
-      await Promise.all([silent.close(), sayAndClose.close(), dns.close(), grpc.close()]);
+      await Promise.all([silent.close(), sayAndClose.close(), http10.close(), dns.close(), grpc.close()]);
       tls.cleanup();
     },
   };

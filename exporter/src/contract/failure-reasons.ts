@@ -53,6 +53,11 @@ export type TimeoutPhase = (typeof TIMEOUT_PHASES)[number];
 export interface ProbeFailure {
   readonly reason: FailureReason;
   readonly phase?: TimeoutPhase;
+  /**
+   * What exactly was not accepted, naming the module's field, what came and what the field allows (`the server
+   * answered HTTP/1.0; valid_http_versions allows HTTP/1.1`): for a person and the probe's log line, never a label.
+   */
+  readonly detail?: string;
 }
 
 /**
@@ -65,7 +70,8 @@ export const FAILURE_REASON_METRIC = {
   labels: { reason: 'reason', phase: 'phase' },
 } as const;
 
-/** A failure in words for a person: `timed out (connect)`. */
+/** A failure in words for a person: `timed out (connect)`, `HTTP response not accepted: <detail>`. */
 export function describeFailure(failure: ProbeFailure): string {
-  return failure.phase === undefined ? failure.reason : `${failure.reason} (${failure.phase})`;
+  const reason = failure.phase === undefined ? failure.reason : `${failure.reason} (${failure.phase})`;
+  return failure.detail === undefined ? reason : `${reason}: ${failure.detail}`;
 }

@@ -90,9 +90,19 @@ export async function runProbe(moduleName: string, module: CompiledModule, targe
     probeLog.debug('Probe succeeded', { duration_seconds: durationSeconds });
     return { success: true, durationSeconds, registry };
   }
-  const failure: ProbeFailure = outcome.phase === undefined ? { reason: outcome.reason } : { reason: outcome.reason, phase: outcome.phase };
+  const failure: ProbeFailure = {
+    reason: outcome.reason,
+    ...(outcome.phase === undefined ? {} : { phase: outcome.phase }),
+    ...(outcome.detail === undefined ? {} : { detail: outcome.detail }),
+  };
   const { reason, phase } = FAILURE_REASON_METRIC.labels;
   gauge(registry, FAILURE_REASON_METRIC, [reason, phase]).set({ [reason]: failure.reason, ...(failure.phase === undefined ? {} : { [phase]: failure.phase }) }, 1);
-  probeLog.error('Probe failed', { duration_seconds: durationSeconds, reason: failure.reason, ...(failure.phase === undefined ? {} : { phase: failure.phase }) });
+  // The detail goes to the log line, not to a label: its words hold what the server sent.
+  probeLog.error('Probe failed', {
+    duration_seconds: durationSeconds,
+    reason: failure.reason,
+    ...(failure.phase === undefined ? {} : { phase: failure.phase }),
+    ...(failure.detail === undefined ? {} : { detail: failure.detail }),
+  });
   return { success: false, failure, durationSeconds, registry, ...(guard?.refusal && { refusal: guard.refusal }) };
 }

@@ -6,7 +6,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FAILURE_REASON_METRIC, FAILURE_REASONS, probeTarget, type TargetProbeResult } from '../../src/contract';
+import { describeFailure, FAILURE_REASON_METRIC, FAILURE_REASONS, probeTarget, type TargetProbeResult } from '../../src/contract';
 import type { ModuleInput } from '../../src/contract';
 import { Logger } from '../../src/log';
 import { Exporter } from '../../src/server/exporter-server';
@@ -33,7 +33,7 @@ function reasonSamples(result: TargetProbeResult) {
 }
 
 describe('failure reasons through probeTarget', () => {
-  const cases: Array<{ name: string; make: () => [ModuleInput, string]; reason: string; phase?: string }> = [
+  const cases: Array<{ name: string; make: () => [ModuleInput, string]; reason: string; phase?: string; detail?: string }> = [
     { name: 'a closed port', make: () => [http(), `http://127.0.0.1:${targets.closedPort}/`], reason: 'connection refused' },
     { name: 'a name that does not resolve', make: () => [{ prober: 'tcp', timeout: '2s', tcp: { preferred_ip_protocol: 'ip4' } }, 'no-such-host.invalid:80'], reason: 'resolve failed' },
     { name: 'a stalled server', make: () => [http({}, '1s'), `${webUrl}/stall`], reason: 'timed out', phase: 'response' },
@@ -51,7 +51,18 @@ describe('failure reasons through probeTarget', () => {
     },
     { name: 'a status outside 2xx', make: () => [http(), `${webUrl}/missing`], reason: 'HTTP status not accepted' },
     { name: 'a body regexp', make: () => [http({ fail_if_body_not_matches_regexp: ['goodbye'] }), `${webUrl}/`], reason: 'body or header regexp failed' },
-    { name: 'an HTTP version not accepted', make: () => [http({ valid_http_versions: ['HTTP/2.0'] }), `${webUrl}/`], reason: 'HTTP response not accepted' },
+    {
+      name: 'an HTTP version not accepted',
+      make: () => [http({ valid_http_versions: ['HTTP/2.0'] }), `${webUrl}/`],
+      reason: 'HTTP response not accepted',
+      detail: 'the server answered HTTP/1.1; valid_http_versions allows HTTP/2.0',
+    },
+    {
+      name: 'a 200 over HTTP/1.0 where the module wants 1.1',
+      make: () => [http({ valid_http_versions: ['HTTP/1.1', 'HTTP/2.0'] }), `http://127.0.0.1:${targets.http10.port}/`],
+      reason: 'HTTP response not accepted',
+      detail: 'the server answered HTTP/1.0; valid_http_versions allows HTTP/1.1, HTTP/2.0',
+    },
     {
       name: 'a banner that does not match',
       make: () => [{ prober: 'tcp', timeout: '2s', tcp: { query_response: [{ expect: '^SSH-' }] } }, `127.0.0.1:${targets.sayAndClose.port}`],
@@ -83,13 +94,26 @@ describe('failure reasons through probeTarget', () => {
     { name: 'a ca_file that does not exist', make: () => [http({ tls_config: { ca_file: '/nonexistent/ca.pem' } }), `${secureUrl}/`], reason: 'target or module not usable' },
   ];
 
-  it.each(cases)('$name: $reason', async ({ make, reason, phase }) => {
+  it.each(cases)('$name: $reason', async ({ make, reason, phase, detail }) => {
     const [module, target] = make();
     const result = await probeTarget('m', module, target);
     expect(result.success).toBe(false);
-    expect(result.failure).toEqual(phase === undefined ? { reason } : { reason, phase });
+    expect(result.failure).toEqual({ reason, ...(phase === undefined ? {} : { phase }), ...(detail === undefined ? {} : { detail }) });
     expect(reasonSamples(result)).toEqual([{ name: FAILURE_REASON_METRIC.name, labels: phase === undefined ? { reason } : { reason, phase }, value: 1 }]);
     expect(FAILURE_REASONS).toContain(reason);
+  });
+
+  it("a version not accepted: the label is the reason's class, the detail is in the probe's log line and in words", async () => {
+    const result = await probeTarget('m', http({ valid_http_versions: ['HTTP/1.1'] }), `http://127.0.0.1:${targets.http10.port}/`);
+    const detail = 'the server answered HTTP/1.0; valid_http_versions allows HTTP/1.1';
+    expect(reasonSamples(result)).toEqual([{ name: FAILURE_REASON_METRIC.name, labels: { reason: 'HTTP response not accepted' }, value: 1 }]);
+    expect(result.samples.filter((sample) => ['probe_http_status_code', 'probe_http_version'].includes(sample.name)).map((sample) => [sample.name, sample.value])).toEqual([
+      ['probe_http_status_code', 200],
+      ['probe_http_version', 1],
+    ]);
+    expect(result.log.find((entry) => entry.message === 'Probe failed')?.fields).toMatchObject({ reason: 'HTTP response not accepted', detail });
+    expect(result.log.find((entry) => entry.message === 'Invalid HTTP version number')?.fields).toMatchObject({ version: 'HTTP/1.0' });
+    expect(describeFailure(result.failure!)).toBe(`HTTP response not accepted: ${detail}`);
   });
 
   it('gives no reason for a probe that succeeded, of any prober', async () => {

@@ -34,8 +34,8 @@ export async function runProbe(moduleYaml: string, target: string, options: Prob
   const started = performance.now();
   try {
     const outcome = await probe(deadline, target, module, registry, log, { hostname: options.hostname });
-    const failure = outcome.success ? undefined : { reason: outcome.reason, ...(outcome.phase === undefined ? {} : { phase: outcome.phase }) };
-    return { success: outcome.success, ...(failure ? { failure } : {}), samples: parseMetrics(registry.text()), log: log.text(), elapsedMs: performance.now() - started };
+    const { success, ...failure } = outcome;
+    return { success, ...(success ? {} : { failure: failure as ProbeFailure }), samples: parseMetrics(registry.text()), log: log.text(), elapsedMs: performance.now() - started };
   } finally {
     deadline.cancel();
   }

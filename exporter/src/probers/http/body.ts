@@ -49,7 +49,7 @@ function decompressor(compression: string, resources: Resources): Transform | un
 
 /** A body past body_size_limit: the response is not accepted, as upstream's MaxBytesReader fails it. */
 export class BodyTooLarge extends Error {
-  constructor(limit: number) {
+  constructor(readonly limit: number) {
     super(`response body larger than body_size_limit (${limit} bytes)`);
   }
 }

@@ -24,7 +24,7 @@ import { unbracket } from '../shared/host-port';
 import { beforeDeadline } from '../shared/deadline';
 import { recordTlsMetrics, tlsConnectionOptions } from '../shared/tls';
 import type { ProbeDeadline, ProbeLogger, ProbeOutcome, Prober } from '../types';
-import { failed, failureOf, passedOr, SUCCEEDED } from '../shared/failure';
+import { failed, failedBecause, failureOf, passedOr, SUCCEEDED } from '../shared/failure';
 import { Resources } from '../shared/resources';
 import type { RefusalStage, TargetGuard } from '../shared/target-guard';
 import { exchange, type ExchangeSettings, type Hop, type IncomingResponse, type Timings } from './exchange';
@@ -219,11 +219,11 @@ export const probeHttp: Prober<'http'> = async (deadline, target, module, regist
       recordTlsMetrics(final.tls, registry, !http.tls.insecureSkipVerify);
       if (http.failIfSsl) {
         logger.error('Final request was over SSL');
-        if (outcome.success) outcome = failed('HTTP response not accepted');
+        if (outcome.success) outcome = failedBecause('HTTP response not accepted', 'the final response came over TLS, which fail_if_ssl refuses');
       }
     } else if (http.failIfNotSsl) {
       logger.error('Final request was not over SSL');
-      if (outcome.success) outcome = failed('HTTP response not accepted');
+      if (outcome.success) outcome = failedBecause('HTTP response not accepted', 'the final response came without TLS, which fail_if_not_ssl refuses');
     }
     statusGauge.set(final.status);
     // Go's HTTP/2 client reports 0, not -1, for a response that ends with its headers; an empty body is that case.
@@ -430,13 +430,15 @@ async function judge(
       logger.debug('Failed to read HTTP response body', { err: error as Error });
       if (success && bodyRegexps) regexGauge.set(1);
       else if (success && celGauge) celGauge.set(1);
-      if (outcome.success) outcome = error instanceof BodyTooLarge ? failed('HTTP response not accepted') : failureOf(error, 'protocol error');
+      if (outcome.success) {
+        outcome = error instanceof BodyTooLarge ? failedBecause('HTTP response not accepted', `the body is longer than body_size_limit (${error.limit} bytes)`) : failureOf(error, 'protocol error');
+      }
       success = false;
     }
   }
   if (http.validHttpVersions.length > 0 && !http.validHttpVersions.includes(final.proto)) {
     logger.error('Invalid HTTP version number', { version: final.proto });
-    if (outcome.success) outcome = failed('HTTP response not accepted');
+    if (outcome.success) outcome = failedBecause('HTTP response not accepted', `the server answered ${final.proto}; valid_http_versions allows ${http.validHttpVersions.join(', ')}`);
   }
   return { outcome, bodyLength, bodyRead };
 }

@@ -16,6 +16,11 @@ export function failed(reason: FailureReason, phase?: TimeoutPhase): ProbeOutcom
   return phase === undefined ? { success: false, reason } : { success: false, reason, phase };
 }
 
+/** A failure for `reason` with what exactly was not accepted (ProbeFailure's detail). */
+export function failedBecause(reason: FailureReason, detail: string): ProbeOutcome {
+  return { success: false, reason, detail };
+}
+
 /** The outcome of a check: success when it passed, else a failure for `reason`. */
 export function passedOr(passed: boolean, reason: FailureReason): ProbeOutcome {
   return passed ? SUCCEEDED : failed(reason);

@@ -336,6 +336,7 @@ describe('http prober over HTTP/1.1', () => {
     const over = await runProbe(withHttp('body_size_limit: 1KB'), `${base}/big`);
     expect(over.success).toBe(false);
     expect(over.log).toMatch(/body_size_limit/);
+    expect(over.failure).toEqual({ reason: 'HTTP response not accepted', detail: 'the body is longer than body_size_limit (1024 bytes)' });
   });
 
   it('the hostname parameter sets the Host header', async () => {
@@ -467,7 +468,10 @@ describe('redirects', () => {
   });
 
   it('fail_if_ssl and fail_if_not_ssl judge the final request', async () => {
-    expect((await runProbe(withHttp('fail_if_not_ssl: true'), `${base}/ok`)).success).toBe(false);
+    expect((await runProbe(withHttp('fail_if_not_ssl: true'), `${base}/ok`)).failure).toEqual({
+      reason: 'HTTP response not accepted',
+      detail: 'the final response came without TLS, which fail_if_not_ssl refuses',
+    });
     expect((await runProbe(withHttp('fail_if_ssl: true'), `${base}/ok`)).success).toBe(true);
   });
 });
@@ -539,7 +543,10 @@ describe('http prober over TLS', () => {
   });
 
   it('fail_if_ssl fails an HTTPS final request', async () => {
-    expect((await runProbe(tlsModule('fail_if_ssl: true'), `${secureBase}/ok`)).success).toBe(false);
+    expect((await runProbe(tlsModule('fail_if_ssl: true'), `${secureBase}/ok`)).failure).toEqual({
+      reason: 'HTTP response not accepted',
+      detail: 'the final response came over TLS, which fail_if_ssl refuses',
+    });
     expect((await runProbe(tlsModule('fail_if_not_ssl: true'), `${secureBase}/ok`)).success).toBe(true);
   });
 });
