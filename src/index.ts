@@ -16,7 +16,7 @@ export { SearchEngineSecret, type SearchEngineSecretProps } from './cdk8s/search
 export { AssistantSkills, MCP_TOKEN_ENV, type AssistantSkillsProps, type SecretKeyReference } from './cdk8s/assistant-skills';
 
 // What the constructs' files hold, as types.
-export type { AgentChartValues } from './render/agent-values';
+export type { AgentChartValues, AlloyChartValues, GenericChartValues, K8sMonitoringChartValues, PrometheusChartValues, VictoriaMetricsAgentChartValues } from './render/agent-charts';
 export type { ScrapeConfig, RelabelRule } from './render/scrape-job';
 export type { DashboardJson } from './render/dashboard';
 export type { RuleFile } from './render/alert-rules';

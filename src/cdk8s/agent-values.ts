@@ -1,28 +1,24 @@
 /**
- * The agent chart's values (the cluster form's agent configuration) as a construct: it holds the scrape jobs of one
- * exporter and the exporter section, and ProbekitApp writes it as `<chart>.agent-values.yaml` beside the chart's
- * manifests. How the exporter is reached (address, https, password) is read from the exporter construct.
+ * The agent chart's values (the cluster form's agent configuration) as a construct: the scrape jobs of one exporter
+ * in the layout of the chart that runs the agent (`chart`: generic, prometheus, victoria-metrics-agent, alloy,
+ * k8s-monitoring), and ProbekitApp writes them as `<chart>.agent-values.yaml` beside the chart's manifests, with a
+ * header saying how to install them. How the exporter is reached (address, https, password) is read from the
+ * exporter construct.
  */
 import { Chart } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
-import { stringify } from 'yaml';
-import { DEFAULTS, type JobInput, type ScrapeJob } from '../model';
+import { ProblemsError, type Problem } from '@probekit/exporter';
+import { agentChartOf, scrapesProbeObjects, type AgentChart, type AgentChartInput, type JobInput, type ScrapeJob } from '../model';
 import { checkDuplicateJobNames } from '../model/validate';
+import { agentValuesText, renderAgentChartValues, type AgentChartValues } from '../render/agent-charts';
 import { agentScrapeAccess, exporterHost } from '../render/exporter-web-config';
-import { agentValuesFor, type AgentChartValues } from '../render/agent-values';
 import { renderExporterScrapeJob, renderScrapeJob, type ScrapeConfig } from '../render/scrape-job';
 import type { BlackboxExporter } from './blackbox-exporter';
 import { ExporterJobs } from './exporter-jobs';
 
-export interface AgentValuesProps {
+export interface AgentValuesProps extends AgentChartInput {
   /** The exporter the jobs scrape: its address, and whether it serves https or asks for a password. */
   readonly exporter: BlackboxExporter;
-  /** Key of the agent's section in the chart's values. @default agent */
-  readonly chartKey?: string;
-  /** Key of the chart's exporter section. @default blackbox-exporter */
-  readonly exporterKey?: string;
-  /** Whether the exporter section gets `enabled: true`. @default true */
-  readonly enableExporter?: boolean;
   /** The jobs, as a spec writes them; each is checked as `addScrapeJob` checks it. @default - none; add with `addScrapeJob` */
   readonly jobs?: readonly JobInput[];
   /** Whether a job scrapes the exporter's own metrics (`/metrics`), which the config-reload alert reads. @default true */
@@ -35,6 +31,8 @@ export class AgentValues extends Construct {
     return scope.node.findAll().filter((child): child is AgentValues => child instanceof AgentValues);
   }
 
+  /** The chart that runs the agent, with its settings' defaults filled in. */
+  readonly chart: AgentChart;
   private readonly jobs: ExporterJobs;
 
   constructor(
@@ -43,6 +41,10 @@ export class AgentValues extends Construct {
     private readonly props: AgentValuesProps,
   ) {
     super(scope, id);
+    const problems: Problem[] = [];
+    const chart = agentChartOf(props, [], problems);
+    if (chart === undefined) throw new ProblemsError(problems, this.node.path);
+    this.chart = chart;
     this.jobs = new ExporterJobs(this, props.exporter, checkDuplicateJobNames);
     props.jobs?.forEach((job) => this.addScrapeJob(job));
   }
@@ -51,26 +53,31 @@ export class AgentValues extends Construct {
    * Adds a scrape job, written as a spec's job (name, interval, timeout and labels optional, with the spec's
    * defaults) and checked as a spec's job is, against the exporter's modules: the module exists, each target fits
    * its prober, the timeout fits the interval, the name is unique. Throws a ProblemsError naming `jobs[<index>]`;
-   * a module the exporter does not have yet is looked for again at synth.
+   * a module the exporter does not have yet is looked for again at synth. k8s-monitoring's values take no job: its
+   * Alloy scrapes Probe objects.
    */
   addScrapeJob(job: JobInput): ScrapeJob {
+    if (scrapesProbeObjects(this.chart)) {
+      const message = "k8s-monitoring's values carry no scrape jobs, its Alloy scrapes Probe objects: give the job to Probes (new Probes(scope, id, { exporter, jobs }))";
+      throw new ProblemsError([{ path: ['jobs'], message }], this.node.path);
+    }
     return this.jobs.add(job);
   }
 
-  /** The values: every job scraping the exporter as it asks to be scraped (https, password), rendered here alone. */
-  get values(): AgentChartValues {
+  /** The values and their header: every job scraping the exporter as it asks to be scraped (https, password). */
+  get rendered(): AgentChartValues<object> {
     const { exporter } = this.props;
-    const access = agentScrapeAccess({ tls: exporter.tls, basicAuth: exporter.basicAuth }, exporterHost(exporter.address));
-    const withAccess = (config: ScrapeConfig): ScrapeConfig => ({ ...config, ...access });
-    const exporterJob = this.props.scrapeExporter === false ? [] : [renderExporterScrapeJob(exporter.address)];
-    return agentValuesFor(
-      {
-        chartKey: this.props.chartKey ?? DEFAULTS.agent.chartKey,
-        exporterKey: this.props.exporterKey ?? DEFAULTS.agent.exporterKey,
-        enableExporter: this.props.enableExporter ?? DEFAULTS.agent.enableExporter,
-      },
-      [...this.jobs.all.map((job) => renderScrapeJob(job, exporter.address)), ...exporterJob].map(withAccess),
-    );
+    const access = { tls: exporter.tls, basicAuth: exporter.basicAuth };
+    const withAccess = (config: ScrapeConfig): ScrapeConfig => ({ ...config, ...agentScrapeAccess(access, exporterHost(exporter.address)) });
+    const exporterJob = this.props.scrapeExporter === false || scrapesProbeObjects(this.chart) ? [] : [renderExporterScrapeJob(exporter.address)];
+    const scrapeConfigs = [...this.jobs.all.map((job) => renderScrapeJob(job, exporter.address)), ...exporterJob].map(withAccess);
+    return renderAgentChartValues({ agent: this.chart, scrapeConfigs, access, exporterNamespace: exporter.namespace, file: this.fileName });
+  }
+
+  /** The values, in the chart's layout. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one of five charts' layouts, which callers index into
+  get values(): Record<string, any> {
+    return this.rendered.values;
   }
 
   /** The file name beside the chart's manifests: `<chart>.agent-values.yaml`. */
@@ -79,6 +86,6 @@ export class AgentValues extends Construct {
   }
 
   toYaml(): string {
-    return stringify(this.values, { lineWidth: 0 });
+    return agentValuesText(this.rendered);
   }
 }

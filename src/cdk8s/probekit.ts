@@ -9,7 +9,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from '
 import { parseAllDocuments } from 'yaml';
 import { join } from 'node:path';
 import { ProblemsError, type Problem } from '@probekit/exporter';
-import type { Environment, Spec } from '../model';
+import { scrapesProbeObjects, type Environment, type Spec } from '../model';
 import { AgentValues } from './agent-values';
 import { BlackboxExporter } from './blackbox-exporter';
 import { EndpointsDashboard } from './endpoints-dashboard';
@@ -74,8 +74,8 @@ export class Probekit extends Construct {
     if (spec.alerts.enabled) {
       this.alerts = new ProbeAlerts(this, 'alerts', { spec, prometheusRule: spec.operator?.rules ? { labels: spec.operator.labels } : undefined });
     }
-    if (spec.operator?.probes) {
-      this.probes = new Probes(this, 'probes', { exporter: this.exporter, labels: spec.operator.labels, jobs: spec.jobs });
+    if (spec.operator?.probes || scrapesProbeObjects(spec.agent)) {
+      this.probes = new Probes(this, 'probes', { exporter: this.exporter, labels: spec.operator?.labels, jobs: spec.jobs });
     }
     if (spec.searchEngine) {
       this.searchEngine = new SearchEngineSecret(this, 'search-engine', {

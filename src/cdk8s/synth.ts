@@ -4,7 +4,6 @@
  */
 import { App } from 'cdk8s';
 import type { Environment, Spec } from '../model';
-import type { AgentChartValues } from '../render/agent-values';
 import type { DashboardJson } from '../render/dashboard';
 import type { RuleFile } from '../render/alert-rules';
 import { ProbekitChart } from './probekit';
@@ -12,7 +11,8 @@ import { ProbekitChart } from './probekit';
 export interface Synthesized {
   /** Kubernetes objects, in the order of the chart's manifest file. */
   readonly manifests: Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- Kubernetes objects of every kind, which callers index into
-  readonly agentValues: AgentChartValues;
+  /** The agent's values, in the layout of the spec's agent.chart. */
+  readonly agentValues: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- one of five charts' layouts, which callers index into
   /** host:port the agent's jobs scrape: the exporter's Service in the spec's namespace, port 9115. */
   readonly exporterAddress: string;
   /** The endpoints dashboard (also in the manifests, as a ConfigMap), unless the spec turns it off. */

@@ -1,8 +1,11 @@
 /**
  * Which Helm chart runs the agent that scrapes the exporter (`agent.chart`), and what each one needs to be told.
  * The values file is written in that chart's own layout: a chart ignores keys it does not know, so values written
- * for another chart install without a word and scrape nothing.
+ * for another chart install without a word and scrape nothing. The spec's `agent` section and the AgentValues
+ * construct's props are read here alike: the same defaults, the same problems in the same words.
  */
+import type { FieldPath, Problem } from '@probekit/exporter';
+import { DEFAULTS } from './spec';
 
 /** The charts whose values probekit writes, `generic` first (the default). */
 export const AGENT_CHARTS = ['generic', 'prometheus', 'victoria-metrics-agent', 'alloy', 'k8s-monitoring'] as const;
@@ -19,15 +22,34 @@ export interface SecretKeyRef {
  * probekit writes that component (an Alloy release of its own); without, the component is the user's, in the same
  * Alloy configuration. Credentials come from a Secret mounted as a file, never from the values.
  */
-export interface AlloyRemoteWrite {
-  /** The component's label: `prometheus.remote_write.<name>`. */
-  readonly name: string;
-  /** The remote-write endpoint; absent when the component is the user's. */
+export interface AlloyRemoteWriteInput {
+  /** The component's label: `prometheus.remote_write.<name>`. Required without `url`. @default probekit */
+  readonly name?: string;
+  /** The remote-write endpoint (http or https); set, probekit writes the component. @default - the component is yours */
   readonly url?: string;
-  /** The endpoint's user name, and the Secret key holding its password. */
+  /** The endpoint's user name, and the Secret key (in the agent's namespace) holding its password. @default - none */
   readonly basicAuth?: { readonly username: string; readonly passwordSecret: SecretKeyRef };
-  /** The Secret key holding a bearer token for the endpoint. */
+  /** The Secret key (in the agent's namespace) holding a bearer token for the endpoint. @default - none */
   readonly bearerTokenSecret?: SecretKeyRef;
+}
+
+export type AlloyRemoteWrite = AlloyRemoteWriteInput & { readonly name: string };
+
+/** The chart and its own settings, as a spec's `agent` section or AgentValues' props give them. */
+export interface AgentChartInput {
+  /** The chart that runs the agent, in whose layout the values are written. @default generic */
+  readonly chart?: AgentChartName;
+  /** generic only: key of the agent's section in the chart's values. @default agent */
+  readonly chartKey?: string;
+  /** generic only: key of the chart's exporter section. @default blackbox-exporter */
+  readonly exporterKey?: string;
+  /**
+   * generic only: whether the chart's own exporter runs. Off unless asked: the jobs scrape probekit's exporter, so
+   * the chart's would be a second one nobody scrapes. @default false
+   */
+  readonly enableExporter?: boolean;
+  /** alloy only, and required there: the `prometheus.remote_write` the scrapes forward to. */
+  readonly remoteWrite?: AlloyRemoteWriteInput;
 }
 
 /** The generic agent chart: the jobs under `<chartKey>.extraScrapeConfigs`, and its exporter section switched as told. */
@@ -35,7 +57,6 @@ export interface GenericAgentChart {
   readonly chart: 'generic';
   readonly chartKey: string;
   readonly exporterKey: string;
-  /** Whether the chart's own exporter runs; false unless asked, since probekit's exporter is the one the jobs scrape. */
   readonly enableExporter: boolean;
 }
 
@@ -47,10 +68,69 @@ export type AgentChart =
   | { readonly chart: 'alloy'; readonly remoteWrite: AlloyRemoteWrite }
   | { readonly chart: 'k8s-monitoring' };
 
-/** The label probekit gives the `prometheus.remote_write` component it writes when the spec names none. */
-export const PROBEKIT_REMOTE_WRITE = 'probekit';
-
 /** Whether the chart scrapes the Operator's Probe objects rather than scrape jobs of its values. */
 export function scrapesProbeObjects(agent: Pick<AgentChart, 'chart'>): boolean {
   return agent.chart === 'k8s-monitoring';
+}
+
+/** Where each chart other than generic reads the jobs from, for the messages refusing generic-only fields. */
+const WHERE_JOBS_GO: Readonly<Record<Exclude<AgentChartName, 'generic'>, string>> = {
+  prometheus: 'reads its jobs from the top-level extraScrapeConfigs',
+  'victoria-metrics-agent': 'reads its jobs from the top-level extraScrapeConfigs',
+  alloy: 'reads an Alloy configuration (alloy.configMap.content)',
+  'k8s-monitoring': "scrapes the Prometheus Operator's Probe objects",
+};
+
+const GENERIC_ONLY = ['chartKey', 'exporterKey', 'enableExporter'] as const;
+
+/** The chart with its defaults filled in, or undefined when `problems` got what is wrong (at `path`). */
+export function agentChartOf(input: AgentChartInput, path: FieldPath, problems: Problem[]): AgentChart | undefined {
+  const chart = input.chart ?? DEFAULTS.agent.chart;
+  const at = (...field: Array<string | number>): FieldPath => [...path, ...field];
+  const found: Problem[] = [];
+  if (chart !== 'generic') {
+    for (const field of GENERIC_ONLY.filter((name) => input[name] !== undefined)) {
+      found.push({
+        path: at(field),
+        message: `applies to the generic chart only: the ${chart} chart ${WHERE_JOBS_GO[chart]} and has no exporter section (probekit's exporter is the one the jobs scrape); remove ${field}`,
+      });
+    }
+  }
+  if (chart !== 'alloy' && input.remoteWrite !== undefined) {
+    found.push({ path: at('remoteWrite'), message: `applies to the alloy chart only: the ${chart} chart sends what it scrapes where its own values say; remove remoteWrite` });
+  }
+  if (chart === 'alloy') found.push(...remoteWriteProblems(input.remoteWrite, at('remoteWrite')));
+  const chartKey = input.chartKey ?? DEFAULTS.agent.chartKey;
+  const exporterKey = input.exporterKey ?? DEFAULTS.agent.exporterKey;
+  if (chart === 'generic' && chartKey === exporterKey) {
+    found.push({
+      path: at(input.exporterKey === undefined ? 'chartKey' : 'exporterKey'),
+      message: `"${exporterKey}" is the key of both the agent's section and the exporter's; give each a key of its own`,
+    });
+  }
+  problems.push(...found);
+  if (found.length > 0) return undefined;
+  switch (chart) {
+    case 'generic':
+      return { chart, chartKey, exporterKey, enableExporter: input.enableExporter ?? DEFAULTS.agent.enableExporter };
+    case 'alloy':
+      return { chart, remoteWrite: { ...input.remoteWrite, name: input.remoteWrite?.name ?? DEFAULTS.agent.remoteWriteName } };
+    default:
+      return { chart };
+  }
+}
+
+function remoteWriteProblems(remoteWrite: AlloyRemoteWriteInput | undefined, path: FieldPath): Problem[] {
+  const choose =
+    'give url (probekit writes a prometheus.remote_write "probekit" for an Alloy release of its own) or name (the label of your own prometheus.remote_write, in the Alloy configuration this one joins)';
+  if (remoteWrite === undefined) return [{ path, message: `required with chart alloy: ${choose}` }];
+  if (remoteWrite.url === undefined && remoteWrite.name === undefined) return [{ path, message: `names no component: ${choose}` }];
+  const credentials = (['basicAuth', 'bearerTokenSecret'] as const).filter((field) => remoteWrite[field] !== undefined);
+  if (remoteWrite.url === undefined) {
+    return credentials.map((field) => ({
+      path: [...path, field],
+      message: `applies to the component probekit writes, which needs url; your own component keeps its own credentials: remove ${field}, or give url`,
+    }));
+  }
+  return credentials.length > 1 ? [{ path: [...path, 'bearerTokenSecret'], message: 'give basicAuth or bearerTokenSecret, not both: an endpoint signs in one way' }] : [];
 }

@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { SecretRef } from './secret-ref';
+import { AGENT_CHARTS } from './agent-chart';
 import type { PresetName } from './presets';
 
 /**
@@ -167,10 +168,28 @@ export const jobSchema = z.strictObject({
   slo: sloSchema.optional(),
 });
 
-const agentSchema = z.strictObject({
+/** A key of a Secret in the agent's namespace. */
+const secretKeySchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a Kubernetes name: lower-case letters, digits, - and .'),
+  key: z.string().regex(/^[-._a-zA-Z0-9]+$/, "must be a Secret's key: letters, digits, -, _ and ."),
+});
+
+export const remoteWriteSchema = z.strictObject({
+  name: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an Alloy identifier (the component's label): letters, digits and _, not starting with a digit")
+    .optional(),
+  url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL, for example https://mimir.example.com/api/v1/push' }).optional(),
+  basicAuth: z.strictObject({ username: z.string().min(1), passwordSecret: secretKeySchema }).optional(),
+  bearerTokenSecret: secretKeySchema.optional(),
+});
+
+export const agentSchema = z.strictObject({
+  chart: z.enum(AGENT_CHARTS).optional(),
   chartKey: z.string().min(1).optional(),
   exporterKey: z.string().min(1).optional(),
   enableExporter: z.boolean().optional(),
+  remoteWrite: remoteWriteSchema.optional(),
   scrapeJobs: z.boolean().optional(),
 });
 

@@ -7,6 +7,7 @@
 import { EXPORTER_IMAGE, EXPORTER_PORT, type ModuleInput } from '@probekit/exporter';
 import type { SecretRef } from './secret-ref';
 import type { PresetModule } from './presets';
+import type { AgentChart, AgentChartInput, AgentChartName } from './agent-chart';
 
 export const DEFAULTS = {
   namespace: 'monitoring',
@@ -36,9 +37,13 @@ export const DEFAULTS = {
     scrapeTimeout: '30s',
   },
   agent: {
+    chart: 'generic' as AgentChartName,
     chartKey: 'agent',
     exporterKey: 'blackbox-exporter',
-    enableExporter: true,
+    /** probekit's exporter is the one the jobs scrape: the chart's own would be a second one, scraped by nobody. */
+    enableExporter: false,
+    /** The label of the `prometheus.remote_write` component probekit writes for Alloy when the spec names none. */
+    remoteWriteName: 'probekit',
   },
   searchEngine: {
     secretName: 'search-engine',
@@ -125,7 +130,7 @@ export interface SpecInput {
   readonly modules?: Readonly<Record<string, ModuleEntry>>;
   /** The scrape jobs: each probes its targets with one module. */
   readonly jobs: readonly JobInput[];
-  /** How the agent chart's values are laid out. @default - chart key agent, the exporter section enabled */
+  /** The agent's chart and its settings. @default - the generic chart: the jobs under agent, its exporter section disabled */
   readonly agent?: AgentInput;
   /** The search engine the assistant reads probe logs from; a Secret with its URL and token is made. @default - none */
   readonly searchEngine?: SearchEngineInput;
@@ -219,15 +224,9 @@ export interface AlertThresholdsInput {
   readonly certificateCriticalDays?: number;
 }
 
-/** The agent chart's values: where the scrape jobs go. */
-export interface AgentInput {
-  /** Key of the agent's section in the chart's values. @default agent */
-  readonly chartKey?: string;
-  /** Key of the chart's exporter section. @default blackbox-exporter */
-  readonly exporterKey?: string;
-  /** Whether the exporter section gets `enabled: true`. @default true */
-  readonly enableExporter?: boolean;
-  /** Whether the values carry the scrape jobs; false when Probe objects (operator) replace them. @default true */
+/** The chart that runs the agent, in whose layout its values are written, and where the scrape jobs go. */
+export interface AgentInput extends AgentChartInput {
+  /** Whether the values carry the scrape jobs; false when Probe objects (operator) replace them. @default true (false with k8s-monitoring) */
   readonly scrapeJobs?: boolean;
 }
 
@@ -338,7 +337,8 @@ export interface Spec {
   };
   readonly modules: Readonly<Record<string, SpecModule>>;
   readonly jobs: readonly Job[];
-  readonly agent: { readonly chartKey: string; readonly exporterKey: string; readonly enableExporter: boolean; readonly scrapeJobs: boolean };
+  /** The agent's chart and its settings, and whether its values carry the scrape jobs. */
+  readonly agent: AgentChart & { readonly scrapeJobs: boolean };
   readonly searchEngine?: { readonly url: string; readonly apiToken: SecretRef; readonly secretName: string };
   readonly dashboard: DashboardSettings;
   /** Whether alert rules are made, and the thresholds of jobs that set none of their own. */

@@ -23,6 +23,7 @@ import {
   type ProberName,
 } from '@probekit/exporter';
 import { http2xx, http2xxWithHeader, httpPost2xx, PRESET_NAMES, type PresetModule, type PresetName } from './presets';
+import { agentChartOf, scrapesProbeObjects } from './agent-chart';
 import { withDurationSuggestions, withRequiredHints } from './problems';
 import { readEnvSecret, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
 import { moduleSecrets, moduleWithSecretFiles, secretCandidateFields, secretFieldProblems, withoutSecrets } from './secret-fields';
@@ -127,8 +128,10 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
   if (exporter?.allowedTargets) problems.push(...checkAllowedTargets(exporter.allowedTargets));
   problems.push(...checkThresholds(['alerts', 'thresholds'], alerts?.thresholds ?? {}, thresholds));
   jobs.forEach(([index, job]) => problems.push(...checkThresholds(['jobs', index, 'alerts'], (input.jobs as Array<{ alerts?: Partial<AlertThresholds> }>)[index].alerts ?? {}, job.alerts)));
-  const probeObjects = operator !== undefined && (operator.probes ?? DEFAULTS.operator.probes);
+  const agentChart = agentChartOf(agent ?? {}, ['agent'], problems);
+  const probeObjects = (operator !== undefined && (operator.probes ?? DEFAULTS.operator.probes)) || (agentChart !== undefined && scrapesProbeObjects(agentChart));
   if (probeObjects) problems.push(...checkProbeObjectNames(jobs));
+  if (agentChart && scrapesProbeObjects(agentChart)) problems.push(...probeObjectChartProblems(agent?.scrapeJobs, operator?.probes));
   if (agent?.scrapeJobs === false && !probeObjects) {
     problems.push({
       path: ['agent', 'scrapeJobs'],
@@ -163,12 +166,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
     },
     modules,
     jobs: jobs.map(([, job]) => job),
-    agent: {
-      chartKey: agent?.chartKey ?? DEFAULTS.agent.chartKey,
-      exporterKey: agent?.exporterKey ?? DEFAULTS.agent.exporterKey,
-      enableExporter: agent?.enableExporter ?? DEFAULTS.agent.enableExporter,
-      scrapeJobs: agent?.scrapeJobs ?? true,
-    },
+    agent: { ...agentChart!, scrapeJobs: !scrapesProbeObjects(agentChart!) && (agent?.scrapeJobs ?? true) },
     searchEngine: searchEngine && {
       url: searchEngine.url,
       apiToken: searchEngine.apiToken,
@@ -187,6 +185,21 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
       labels: operator.labels ?? {},
     },
   };
+}
+
+/** A chart that scrapes the Operator's Probe objects gets them whatever `operator` says, and carries no scrape jobs. */
+function probeObjectChartProblems(scrapeJobs: boolean | undefined, operatorProbes: boolean | undefined): Problem[] {
+  return [
+    ...(scrapeJobs === true ? [{ path: ['agent', 'scrapeJobs'], message: "is true, but k8s-monitoring's values carry no scrape jobs: its Alloy scrapes the Probe objects; remove scrapeJobs" }] : []),
+    ...(operatorProbes === false
+      ? [
+          {
+            path: ['operator', 'probes'],
+            message: 'is false, but agent.chart k8s-monitoring scrapes the Probe objects, so nothing would probe the targets; remove probes: false, or choose another agent.chart',
+          },
+        ]
+      : []),
+  ];
 }
 
 /** The exporter-wide allow-list, checked by the exporter's own rules (patterns and CIDR ranges), where the spec holds it. */

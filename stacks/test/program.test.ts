@@ -31,8 +31,8 @@ const spec: SpecInput = {
 };
 const overrides = { namespace: 'probes', replicas: 2, extraTargets: { 'blackbox-exporter': ['https://eu.internal.test/health'] } };
 
-const config = (searchEngine: object, clusters: object[] = threeClusters) => ({
-  'probekit:spec': JSON.stringify(spec),
+const config = (searchEngine: object, clusters: object[] = threeClusters, specInput: SpecInput = spec) => ({
+  'probekit:spec': JSON.stringify(specInput),
   'probekit:clusters': JSON.stringify(clusters),
   'probekit:searchEngine': JSON.stringify(searchEngine),
   'probekit:agent': JSON.stringify({ chart: 'agent', repository: 'https://charts.example.test', version: '2.1.0', releaseName: 'agent', namespace: 'agents' }),
@@ -283,6 +283,23 @@ describe('other configurations', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("gives the agent release values in the layout of the spec's agent.chart, and applies the Probe objects k8s-monitoring scrapes", async () => {
+    const alloy = { chart: 'alloy' as const, remoteWrite: { url: 'https://mimir.example.com/api/v1/push' } };
+    const alloyRun = await runProgram<Exports>(PROGRAM, config(adminCredentials, [{ name: 'solo' }], { ...spec, agent: alloy }), SECRET_KEYS, mockedEngine);
+    const alloyRelease = ofType(alloyRun.resources, 'kubernetes:helm.sh/v3:Release')[0]!;
+    const alloyValues = alloyRelease.inputs.values as { alloy: { configMap: { content: string } }; controller: { type: string } };
+    expect(alloyValues.alloy.configMap.content).toMatch(/prometheus\.scrape "probekit_blackbox_exporter"[\s\S]*prometheus\.remote_write "probekit"/);
+    expect(alloyValues.controller.type).toBe('deployment');
+
+    const k8sRun = await runProgram<Exports>(PROGRAM, config(adminCredentials, [{ name: 'solo' }], { ...spec, agent: { chart: 'k8s-monitoring' } }), SECRET_KEYS, mockedEngine);
+    expect(ofType(k8sRun.resources, 'kubernetes:helm.sh/v3:Release')[0]!.inputs.values).toEqual({
+      prometheusOperatorObjects: { enabled: true, probes: { enabled: true }, serviceMonitors: { enabled: true } },
+      'alloy-metrics': { enabled: true },
+    });
+    const probes = k8sRun.resources.filter((resource) => (revealed(resource.inputs) as { kind?: string }).kind === 'Probe');
+    expect(probes.map((probe) => (revealed(probe.inputs) as { spec: { jobName: string } }).spec.jobName).sort()).toEqual(spec.jobs.map((job) => job.name).sort());
   });
 
   it("knows each Secret's name at preview, before the key exists", async () => {

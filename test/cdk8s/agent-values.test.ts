@@ -1,11 +1,12 @@
 /**
- * AgentValues alone: the agent chart's values with the scrape jobs of one exporter, and the file they are written
- * to; the jobs read and refused as a spec's jobs are, in the spec's words.
+ * AgentValues alone: the agent's values with the scrape jobs of one exporter, in the layout of the chart given, and
+ * the file they are written to; the jobs and the chart's settings read and refused as a spec's are, in its words.
  */
 import { App, Chart, Testing } from 'cdk8s';
 import { parse } from 'yaml';
 import { AgentValues, BlackboxExporter, type AgentValuesProps } from '../../src/cdk8s';
 import { parseSpec, ProblemsError, type JobInput, type SpecInput } from '../../src/model';
+import type { ScrapeConfig } from '../../src/render';
 import { problemsOf } from '../support/problems';
 
 const job = { name: 'web', module: 'http_2xx', targets: ['https://example.com'] } satisfies JobInput;
@@ -17,16 +18,20 @@ function agentValues(props: Omit<AgentValuesProps, 'exporter'> = {}, chartId = '
   return new AgentValues(chart, 'agent', { exporter, ...props });
 }
 
+/** The generic chart's jobs, under its default key. */
+const genericJobs = (agent: AgentValues): ScrapeConfig[] => agent.values.agent.extraScrapeConfigs;
+const jobNames = (configs: readonly ScrapeConfig[]) => configs.map((config) => config.job_name);
+
 /** What a spec with the same module and jobs is refused with. */
 function specProblems(jobs: SpecInput['jobs']): string[] {
   return problemsOf(() => parseSpec({ modules: { http_2xx: { preset: 'http_2xx' } }, jobs }));
 }
 
 describe('AgentValues', () => {
-  it("holds the jobs given and added, scraping the exporter's address, under <chartKey>.extraScrapeConfigs", () => {
+  it("holds the jobs given and added, scraping the exporter's address, under <chartKey>.extraScrapeConfigs, the chart's exporter off", () => {
     const agent = agentValues({ jobs: [job] });
     agent.addScrapeJob({ ...job, name: 'api', targets: ['https://api.example.com'] });
-    const configs = agent.values.agent!.extraScrapeConfigs!;
+    const configs = genericJobs(agent);
     expect(configs.map((config) => config.job_name)).toEqual(['web', 'api', 'probekit-exporter']);
     expect(configs.slice(0, 2).map((config) => config.relabel_configs![2])).toEqual([
       { target_label: '__address__', replacement: 'bb.probes.svc:9115' },
@@ -34,7 +39,8 @@ describe('AgentValues', () => {
     ]);
     expect(configs[2].static_configs).toEqual([{ targets: ['bb.probes.svc:9115'] }]);
     expect(configs.map((config) => config.scheme)).toEqual([undefined, undefined, undefined]);
-    expect(agent.values['blackbox-exporter']).toEqual({ enabled: true });
+    expect(agent.values['blackbox-exporter']).toEqual({ enabled: false });
+    expect(agent.chart).toEqual({ chart: 'generic', chartKey: 'agent', exporterKey: 'blackbox-exporter', enableExporter: false });
   });
 
   it("fills a job's defaults as the spec does: name, interval, timeout (the interval when shorter) and labels", () => {
@@ -51,16 +57,31 @@ describe('AgentValues', () => {
     ]);
   });
 
-  it("takes the chart keys, and leaves the exporter section out when told to, and the exporter's own job", () => {
-    const agent = agentValues({ chartKey: 'k8s-monitoring', exporterKey: 'prometheus-blackbox-exporter', enableExporter: false, jobs: [job], scrapeExporter: false });
-    expect(Object.keys(agent.values)).toEqual(['k8s-monitoring']);
-    expect(agent.values['k8s-monitoring'].extraScrapeConfigs!.map((config) => config.job_name)).toEqual(['web']);
+  it("takes the chart keys, switches the chart's exporter on when asked, and leaves the exporter's own job out when told to", () => {
+    const agent = agentValues({ chartKey: 'k8s-monitoring', exporterKey: 'prometheus-blackbox-exporter', enableExporter: true, jobs: [job], scrapeExporter: false });
+    expect(Object.keys(agent.values)).toEqual(['k8s-monitoring', 'prometheus-blackbox-exporter']);
+    expect(jobNames(agent.values['k8s-monitoring'].extraScrapeConfigs)).toEqual(['web']);
+    expect(agent.values['prometheus-blackbox-exporter']).toEqual({ enabled: true });
   });
 
-  it('is written as <chart>.agent-values.yaml, YAML of its values', () => {
-    const agent = agentValues({ jobs: [job] }, 'prod');
+  it('writes the jobs in the layout of the chart given', () => {
+    expect(jobNames(parse(agentValues({ chart: 'prometheus', jobs: [job] }).values.extraScrapeConfigs))).toEqual(['web', 'probekit-exporter']);
+    expect(jobNames(agentValues({ chart: 'victoria-metrics-agent', jobs: [job] }).values.extraScrapeConfigs)).toEqual(['web', 'probekit-exporter']);
+    const alloy = agentValues({ chart: 'alloy', remoteWrite: { url: 'https://mimir.example.com/api/v1/push' }, jobs: [job] });
+    expect(alloy.values.alloy.configMap.content).toMatch(/prometheus\.scrape "probekit_web"[\s\S]*prometheus\.scrape "probekit_exporter"[\s\S]*prometheus\.remote_write "probekit"/);
+    expect(agentValues({ chart: 'k8s-monitoring' }).values).toEqual({
+      prometheusOperatorObjects: { enabled: true, probes: { enabled: true }, serviceMonitors: { enabled: true } },
+      'alloy-metrics': { enabled: true },
+    });
+  });
+
+  it('is written as <chart>.agent-values.yaml: a header saying what it is for and how to install it, then YAML of its values', () => {
+    const agent = agentValues({ chart: 'victoria-metrics-agent', jobs: [job] }, 'prod');
     expect(agent.fileName).toBe('prod.agent-values.yaml');
-    expect(parse(agent.toYaml())).toEqual(agent.values);
+    const text = agent.toYaml();
+    expect(text.split('\n')[0]).toBe('# Values for the vm/victoria-metrics-agent chart: the scrape jobs in extraScrapeConfigs.');
+    expect(text).toContain('# Install: helm upgrade --install vmagent vm/victoria-metrics-agent -n <namespace> -f <your values> -f prod.agent-values.yaml\n');
+    expect(parse(text)).toEqual(agent.values);
   });
 
   it('finds every AgentValues of a tree', () => {
@@ -74,6 +95,21 @@ describe('AgentValues', () => {
 });
 
 describe('AgentValues refuses, in the words a spec file gets', () => {
+  it('settings its chart does not have, named after the construct', () => {
+    expect(() => agentValues({ chart: 'prometheus', exporterKey: 'prometheus-blackbox-exporter' })).toThrow(ProblemsError);
+    expect(problemsOf(() => agentValues({ chart: 'prometheus', exporterKey: 'prometheus-blackbox-exporter' }))).toEqual([
+      "exporterKey: applies to the generic chart only: the prometheus chart reads its jobs from the top-level extraScrapeConfigs and has no exporter section (probekit's exporter is the one the jobs scrape); remove exporterKey",
+    ]);
+    expect(() => agentValues({ chart: 'alloy' })).toThrow(/^probes\/agent: remoteWrite: required with chart alloy/);
+  });
+
+  it('scrape jobs with k8s-monitoring, whose Alloy scrapes Probe objects', () => {
+    const agent = agentValues({ chart: 'k8s-monitoring' });
+    expect(problemsOf(() => agent.addScrapeJob(job))).toEqual([
+      "jobs: k8s-monitoring's values carry no scrape jobs, its Alloy scrapes Probe objects: give the job to Probes (new Probes(scope, id, { exporter, jobs }))",
+    ]);
+  });
+
   it.each<[string, JobInput]>([
     ['a target that fits no prober', { ...job, targets: ['https://example.com', 'not a target at all'] }],
     ['a timeout longer than the interval', { ...job, scrapeInterval: '10s', scrapeTimeout: '1h' }],
@@ -84,7 +120,7 @@ describe('AgentValues refuses, in the words a spec file gets', () => {
     const agent = agentValues();
     expect(problemsOf(() => agent.addScrapeJob(input))).toEqual(specProblems([input]));
     expect(() => agent.addScrapeJob(input)).toThrow(/^probes\/agent: jobs\[0\]\./);
-    expect(agent.values.agent!.extraScrapeConfigs!.map((config) => config.job_name)).toEqual(['probekit-exporter']);
+    expect(jobNames(genericJobs(agent))).toEqual(['probekit-exporter']);
   });
 
   it('a target that fits no prober, with the message of the prober', () => {
@@ -104,7 +140,7 @@ describe('AgentValues refuses, in the words a spec file gets', () => {
     expect(() => agent.values).toThrow(ProblemsError);
     exporter.addModule('ping', { prober: 'icmp' });
     expect(() => Testing.synth(chart)).not.toThrow();
-    expect(agent.values.agent!.extraScrapeConfigs![0].params).toEqual({ module: ['ping'] });
+    expect(genericJobs(agent)[0].params).toEqual({ module: ['ping'] });
   });
 
   it('a job whose targets do not fit the prober of a module added after it, at synth', () => {

@@ -106,6 +106,27 @@ describe('the parts together', () => {
     expect(manifests.filter((m) => m.kind === 'Probe')).toHaveLength(fullSpec.jobs.length);
   });
 
+  it("with agent.chart k8s-monitoring: a Probe per job and the exporter's ServiceMonitor, which the Operator's schema takes, and the values that make its Alloy scrape them", async () => {
+    const tls = { secretName: 'probe-exporter-tls', agentSecretName: 'agent-tls' };
+    const { agentValues, manifests } = synthesize(
+      parseSpec({ ...fullSpec, exporter: { ...fullSpec.exporter, tls }, agent: { chart: 'k8s-monitoring' }, operator: undefined }, { env: fullEnv }),
+      fullEnv,
+    );
+    const objects = manifests.filter((m) => m.apiVersion === 'monitoring.coreos.com/v1');
+    expect(objects.map((m) => m.kind).sort()).toEqual([...fullSpec.jobs.map(() => 'Probe'), 'ServiceMonitor']);
+    expect(await operatorSchemaProblems(objects)).toEqual(objects.map(() => undefined));
+    expect(find(manifests, 'Probe', 'websites').spec).toMatchObject({ jobName: 'websites', prober: { scheme: 'https' }, tlsConfig: { ca: { secret: { name: 'probe-exporter-tls', key: 'ca.crt' } } } });
+    expect(agentValues).toEqual({ prometheusOperatorObjects: { enabled: true, probes: { enabled: true }, serviceMonitors: { enabled: true } }, 'alloy-metrics': { enabled: true } });
+  });
+
+  it("with agent.chart alloy and an exporter behind TLS: the scrapes use https and Alloy's pod mounts the CA of the exporter's Secret", () => {
+    const tls = { secretName: 'probe-exporter-tls' };
+    const agent = { chart: 'alloy' as const, remoteWrite: { url: 'https://mimir.example.com/api/v1/push' } };
+    const { agentValues } = synthesize(parseSpec({ ...fullSpec, exporter: { ...fullSpec.exporter, tls }, agent }, { env: fullEnv }), fullEnv);
+    expect(agentValues.alloy.configMap.content).toContain('server_name = "probe-exporter.observability.svc"');
+    expect(agentValues.controller.volumes.extra).toEqual([{ name: 'probekit-exporter-ca', secret: { secretName: 'probe-exporter-tls', items: [{ key: 'ca.crt', path: 'ca.crt' }] } }]);
+  });
+
   it('the search-engine Secret is made from the spec, in its namespace', () => {
     expect(find(full.manifests, 'Secret', 'search-engine')).toMatchObject({
       type: 'Opaque',

@@ -5,9 +5,10 @@
  * required, or of another type on one side only. At run time it checks that the fields listed here are the schemas'.
  */
 import type { z } from 'zod';
-import { exporterSchema, jobSchema, presetSchemas, secretRefSchema, specSchema, thresholdsSchema } from '../../src/model/schema';
+import { exporterSchema, jobSchema, presetSchemas, remoteWriteSchema, secretRefSchema, specSchema, thresholdsSchema } from '../../src/model/schema';
 import type {
   AgentInput,
+  AlloyRemoteWriteInput,
   AlertsInput,
   AlertThresholdsInput,
   DashboardInput,
@@ -60,8 +61,10 @@ describe("the spec's hand-written types equal its schemas' inputs", () => {
     const thresholds: Record<keyof AlertThresholdsInput, true> = { downFor: true, slowerThan: true, slowFor: true, certificateWarningDays: true, certificateCriticalDays: true };
     expect(same(thresholds, true satisfies Same<AlertThresholdsInput, z.input<typeof thresholdsSchema>>)).toEqual(fieldsOf(thresholdsSchema));
     const shape = specSchema.shape;
-    const agent: Record<keyof AgentInput, true> = { chartKey: true, exporterKey: true, enableExporter: true, scrapeJobs: true };
+    const agent: Record<keyof AgentInput, true> = { chart: true, chartKey: true, exporterKey: true, enableExporter: true, remoteWrite: true, scrapeJobs: true };
     expect(same(agent, true satisfies Same<AgentInput, NonNullable<SpecShape['agent']>>)).toEqual(fieldsOf(shape.agent.unwrap()));
+    const remoteWrite: Record<keyof AlloyRemoteWriteInput, true> = { name: true, url: true, basicAuth: true, bearerTokenSecret: true };
+    expect(same(remoteWrite, true satisfies Same<AlloyRemoteWriteInput, z.input<typeof remoteWriteSchema>>)).toEqual(fieldsOf(remoteWriteSchema));
     const searchEngine: Record<keyof SearchEngineInput, true> = { url: true, apiToken: true, secretName: true };
     expect(same(searchEngine, true satisfies Same<SearchEngineInput, NonNullable<SpecShape['searchEngine']>>)).toEqual(fieldsOf(shape.searchEngine.unwrap()));
     const dashboard: Record<keyof DashboardInput, true> = { enabled: true, title: true, uid: true, labels: true };

@@ -28,7 +28,7 @@ describe('spec defaults', () => {
     });
     const thresholds = { downFor: '5m', slowerThan: '1s', slowFor: '10m', certificateWarningDays: 21, certificateCriticalDays: 7 };
     expect(spec.jobs[0]).toEqual({ name: 'blackbox-exporter', module: 'http_2xx', targets: ['https://example.com'], scrapeInterval: '30s', scrapeTimeout: '30s', labels: {}, alerts: thresholds });
-    expect(spec.agent).toEqual({ chartKey: 'agent', exporterKey: 'blackbox-exporter', enableExporter: true, scrapeJobs: true });
+    expect(spec.agent).toEqual({ chart: 'generic', chartKey: 'agent', exporterKey: 'blackbox-exporter', enableExporter: false, scrapeJobs: true });
     expect(spec.searchEngine).toBeUndefined();
     expect(spec.dashboard).toEqual({ enabled: true, title: 'Endpoints', uid: 'probekit-endpoints', labels: { grafana_dashboard: '1' } });
     expect(spec.alerts).toEqual({ enabled: true, thresholds });
