@@ -13,18 +13,17 @@ import { stringify } from 'yaml';
 import { DEFAULT_CONFIG_FILE, EXPORTER_PORT, exporterArgs, HEALTH_PATH, ProblemsError, type FieldPath, type Problem } from '@probekit/exporter';
 import {
   clusterSecretOf,
-  DEFAULTS,
   requireEnvSecret,
   type Environment,
-  type ExporterAutoscaling,
   type ExporterBasicAuth,
+  type ExporterInput,
   type ExporterTls,
-  type NetworkPolicySettings,
   type ModuleEntry,
   type Resources,
   type SpecModule,
   type AllowedTargets,
 } from '../model';
+import { exporterSettings } from '../model/defaults';
 import { parseModule } from '../model/validate';
 import { withDurationSuggestions } from '../model/problems';
 import { CLUSTER_CONFIG_DIR, CLUSTER_SECRETS_DIR, existingSecretDir, renderExporterConfig, type SecretFile } from '../render/exporter-config';
@@ -35,57 +34,19 @@ import { exporterLabels, exporterSelectorLabels } from '../render/labels';
 import { exporterServiceAddress } from '../render/scrape-job';
 import { EXPORTER_SERVICE_PORT_NAME } from '../render/operator-objects';
 
-export interface BlackboxExporterProps {
+/** The exporter's settings as a spec's `exporter` writes them (ExporterInput), its modules and the environment. */
+export interface BlackboxExporterProps extends ExporterInput {
   /**
    * Modules of the exporter's config file, each a preset (`presets.http2xx()`, `{ preset: 'http_2xx' }`) or a module
    * in blackbox_exporter's format, checked as the spec's modules are; more can be added with `addModule`.
    * @default - none
    */
   readonly modules?: Readonly<Record<string, ModuleEntry>>;
-  /** The exporter image. @default the image built from exporter/, tagged with this package's version */
-  readonly image?: string;
-  /** The fixed number of replicas; with `autoscaling`, the autoscaler's minimum unless it names its own. @default 1 */
-  readonly replicas?: number;
-  /**
-   * A HorizontalPodAutoscaler (autoscaling/v2) that keeps the replicas' average CPU use at `cpuUtilization`
-   * percent of the CPU request, between `minReplicas` (default `replicas`) and `maxReplicas`.
-   * @default - no autoscaler: `replicas` replicas
-   */
-  readonly autoscaling?: Partial<ExporterAutoscaling> & Pick<ExporterAutoscaling, 'maxReplicas'>;
-  /** Requests and limits, as Kubernetes quantities. @default requests 50m CPU and 128Mi, limits 500m and 256Mi */
-  readonly resources?: Resources;
-  /** Name of the Service (and of the Deployment), the host part of the exporter's address. @default blackbox-exporter */
-  readonly serviceName?: string;
   /**
    * The environment `fromEnv` secret references are read from; the cdk8s app passes process.env.
    * @default - no variables: a `fromEnv` header reference fails synth
    */
   readonly env?: Environment;
-  /**
-   * A NetworkPolicy admitting only the agent's pods to 9115, and with `egress`, limiting what the exporter reaches.
-   * @default - none: every pod that can reach the Service can make the exporter probe anything
-   */
-  readonly networkPolicy?: NetworkPolicySettings;
-  /** A PodDisruptionBudget (at most one replica down) when replicas > 1. @default true */
-  readonly podDisruptionBudget?: boolean;
-  /** Serve https with the certificate of a `kubernetes.io/tls` Secret (e.g. cert-manager's). @default - plain http */
-  readonly tls?: ExporterTls;
-  /**
-   * Where a browser reaches the exporter (`kubectl port-forward svc/<serviceName> 9115`, an ingress): the base of the
-   * dashboard's and the alerts' debug links. @default http://localhost:9115
-   */
-  readonly externalUrl?: string;
-  /**
-   * Ask every caller for a password (the web config's basic_auth_users): the web config then sits in a Secret
-   * of its own (`<serviceName>-web-config`) as it holds the password's hash. @default - no password
-   */
-  readonly basicAuth?: ExporterBasicAuth;
-  /**
-   * What every module's probes may reach (the config file's top-level allowed_targets); its networks are
-   * also the NetworkPolicy's egress when that lists none of its own.
-   * @default - every target the caller names
-   */
-  readonly allowedTargets?: AllowedTargets;
 }
 
 /** Annotation on the pod template whose value changes with the config, so that a change rolls the pods. */
@@ -113,19 +74,21 @@ export class BlackboxExporter extends Construct {
   private readonly allowedTargets?: AllowedTargets;
   private readonly env: Environment;
   private readonly mountedExistingSecrets = new Set<string>();
-  private netRawGranted = false;
+  private pingSocketsGranted = false;
   private readonly serviceName: string;
 
   constructor(scope: Construct, id: string, props: BlackboxExporterProps = {}) {
     super(scope, id);
-    const serviceName = props.serviceName ?? DEFAULTS.exporter.serviceName;
+    // The spec's defaults, filled as parseSpec fills a spec's exporter.
+    const settings = exporterSettings(props);
+    const serviceName = settings.serviceName;
     this.serviceName = serviceName;
-    this.allowedTargets = props.allowedTargets;
+    this.allowedTargets = settings.allowedTargets;
     this.env = props.env ?? {};
-    this.tls = props.tls;
-    this.basicAuth = props.basicAuth;
-    this.externalUrl = props.externalUrl ?? DEFAULTS.exporterExternalUrl;
-    const access: ExporterAccess = { tls: props.tls, basicAuth: props.basicAuth };
+    this.tls = settings.tls;
+    this.basicAuth = settings.basicAuth;
+    this.externalUrl = settings.externalUrl;
+    const access: ExporterAccess = { tls: settings.tls, basicAuth: settings.basicAuth };
     const labels = exporterLabels(serviceName);
 
     this.configMap = new kplus.ConfigMap(this, 'config', { metadata: { name: `${serviceName}-config`, labels } });
@@ -133,7 +96,7 @@ export class BlackboxExporter extends Construct {
     this.deployment = new kplus.Deployment(this, 'deployment', {
       metadata: { name: serviceName, labels },
       // An autoscaler refuses a target with a fixed replica count: it sets the count itself.
-      replicas: props.autoscaling ? undefined : (props.replicas ?? DEFAULTS.exporter.replicas),
+      replicas: settings.autoscaling ? undefined : settings.replicas,
       podMetadata: { labels },
       // Select by readable labels rather than the construct path, which would freeze the tree's layout
       // into an immutable selector.
@@ -145,7 +108,7 @@ export class BlackboxExporter extends Construct {
     this.deployment.select(kplus.LabelSelector.of({ labels: selector }));
     this.container = this.deployment.addContainer({
       name: 'exporter',
-      image: props.image ?? DEFAULTS.exporter.image,
+      image: settings.image,
       imagePullPolicy: kplus.ImagePullPolicy.IF_NOT_PRESENT,
       args: exporterArgs({ configFile: `${CLUSTER_CONFIG_DIR}/${DEFAULT_CONFIG_FILE}`, webConfigFile: webConfigFileOf(access) }),
       ports: [{ number: EXPORTER_PORT, name: EXPORTER_SERVICE_PORT_NAME }],
@@ -159,12 +122,14 @@ export class BlackboxExporter extends Construct {
         allowPrivilegeEscalation: false,
         privileged: false,
         seccompProfile: { type: kplus.SeccompProfileType.RUNTIME_DEFAULT },
+        // Every capability dropped; NET_RAW added back at synth when a module pings, also one added after this.
+        capabilities: { drop: [kplus.Capability.ALL], add: lazyValue(() => (this.pings() ? [kplus.Capability.NET_RAW] : undefined)) },
       },
     });
     this.container.mount(CLUSTER_CONFIG_DIR, kplus.Volume.fromConfigMap(this, 'config-volume', this.configMap));
     this.configMap.addData(
       DEFAULT_CONFIG_FILE,
-      lazyString(() => this.configText()),
+      lazyValue(() => this.configText()),
     );
     if (access.basicAuth) {
       const webConfig = new kplus.Secret(this, 'web-config', { metadata: { name: `${serviceName}-web-config`, labels } });
@@ -173,14 +138,14 @@ export class BlackboxExporter extends Construct {
     } else if (access.tls) {
       this.configMap.addData(WEB_CONFIG_FILE, renderWebConfig(access));
     }
-    if (props.tls) {
-      const tlsSecret = kplus.Secret.fromSecretName(this, 'tls', props.tls.secretName);
+    if (settings.tls) {
+      const tlsSecret = kplus.Secret.fromSecretName(this, 'tls', settings.tls.secretName);
       this.container.mount(CLUSTER_TLS_DIR, kplus.Volume.fromSecret(this, 'tls-volume', tlsSecret), { readOnly: true });
     }
     this.deployment.podMetadata.addAnnotation(
       CONFIG_CHECKSUM_ANNOTATION,
       // The web config too: a new password hash or TLS setting rolls the pods as a new config does.
-      lazyString(() =>
+      lazyValue(() =>
         createHash('sha256')
           .update(this.configText())
           .update(hasWebConfig(access) ? renderWebConfig(access) : '')
@@ -188,9 +153,8 @@ export class BlackboxExporter extends Construct {
       ),
     );
     ApiObject.of(this.deployment).addJsonPatch(
-      JsonPatch.add('/spec/template/spec/containers/0/securityContext/capabilities', { drop: ['ALL'] }),
       // Quantities pass through as written: no unit conversion to get wrong.
-      JsonPatch.add('/spec/template/spec/containers/0/resources', resourcesOf(props.resources ?? DEFAULTS.exporter.resources)),
+      JsonPatch.add('/spec/template/spec/containers/0/resources', resourcesOf(settings.resources)),
     );
 
     this.service = new kplus.Service(this, 'service', {
@@ -199,23 +163,23 @@ export class BlackboxExporter extends Construct {
     });
     Object.entries(selector).forEach(([key, value]) => this.service.selectLabel(key, value));
 
-    if (props.autoscaling) {
-      const { minReplicas, maxReplicas, cpuUtilization } = props.autoscaling;
+    if (settings.autoscaling) {
+      const { minReplicas, maxReplicas, cpuUtilization } = settings.autoscaling;
       this.autoscaler = new kplus.HorizontalPodAutoscaler(this, 'autoscaler', {
         metadata: { name: serviceName, labels },
         target: this.deployment,
-        minReplicas: minReplicas ?? props.replicas ?? DEFAULTS.exporter.replicas,
+        minReplicas,
         maxReplicas,
-        metrics: [kplus.Metric.resourceCpu(kplus.MetricTarget.averageUtilization(cpuUtilization ?? DEFAULTS.exporter.autoscalingCpuUtilization))],
+        metrics: [kplus.Metric.resourceCpu(kplus.MetricTarget.averageUtilization(cpuUtilization))],
       });
     }
 
     // Plain objects from the pure renderers, as the rest of probekit's non-workload objects.
-    if (props.networkPolicy)
-      new ApiObject(this, 'network-policy', renderNetworkPolicy(serviceName, props.networkPolicy, props.allowedTargets) as unknown as ConstructorParameters<typeof ApiObject>[2]);
+    if (settings.networkPolicy)
+      new ApiObject(this, 'network-policy', renderNetworkPolicy(serviceName, settings.networkPolicy, settings.allowedTargets) as unknown as ConstructorParameters<typeof ApiObject>[2]);
     // With an autoscaler the replicas vary: a budget as soon as there may be more than one.
-    const mayRunSeveral = props.autoscaling ? props.autoscaling.maxReplicas > 1 : (props.replicas ?? DEFAULTS.exporter.replicas) > 1;
-    if (mayRunSeveral && (props.podDisruptionBudget ?? DEFAULTS.exporter.podDisruptionBudget)) {
+    const mayRunSeveral = settings.autoscaling ? settings.autoscaling.maxReplicas > 1 : settings.replicas > 1;
+    if (mayRunSeveral && settings.podDisruptionBudget) {
       new ApiObject(this, 'disruption-budget', renderPodDisruptionBudget(serviceName) as unknown as ConstructorParameters<typeof ApiObject>[2]);
     }
 
@@ -268,7 +232,7 @@ export class BlackboxExporter extends Construct {
   /** Mounts and capabilities follow each module as it comes; the config text itself is lazy. */
   private render(): void {
     renderExporterConfig({ modules: this.moduleMap }, CLUSTER_SECRETS_DIR).secretFiles.forEach((file) => this.provideSecretFile(file));
-    if (!this.netRawGranted && Object.values(this.moduleMap).some((module) => module.prober === 'icmp')) this.grantIcmp();
+    if (!this.pingSocketsGranted && this.pings()) this.grantPingSockets();
   }
 
   private provideSecretFile(file: SecretFile): void {
@@ -290,16 +254,19 @@ export class BlackboxExporter extends Construct {
     this.headerSecret.addStringData(file.fileName, value);
   }
 
+  /** Whether a module pings: ICMP needs raw sockets (NET_RAW) or unprivileged ping sockets, and the pod gets both. */
+  private pings(): boolean {
+    return Object.values(this.moduleMap).some((module) => module.prober === 'icmp');
+  }
+
   /**
-   * ICMP needs raw sockets (NET_RAW) or unprivileged ping sockets; the pod gets both, and only when a
-   * module pings. net.ipv4.ping_group_range is a namespaced sysctl that Kubernetes counts as safe.
+   * Unprivileged ping sockets for the pod: net.ipv4.ping_group_range, a namespaced sysctl that Kubernetes counts as
+   * safe. A JSON patch rather than cdk8s-plus' `securityContext.sysctls`, which the Deployment takes only when it is
+   * made, before `addModule` may bring the first icmp module.
    */
-  private grantIcmp(): void {
-    this.netRawGranted = true;
-    ApiObject.of(this.deployment).addJsonPatch(
-      JsonPatch.add('/spec/template/spec/containers/0/securityContext/capabilities/add', ['NET_RAW']),
-      JsonPatch.add('/spec/template/spec/securityContext/sysctls', [{ name: 'net.ipv4.ping_group_range', value: `0 ${2 ** 31 - 1}` }]),
-    );
+  private grantPingSockets(): void {
+    this.pingSocketsGranted = true;
+    ApiObject.of(this.deployment).addJsonPatch(JsonPatch.add('/spec/template/spec/securityContext/sysctls', [{ name: 'net.ipv4.ping_group_range', value: `0 ${2 ** 31 - 1}` }]));
   }
 }
 
@@ -319,9 +286,9 @@ function webConfigFileOf(access: ExporterAccess): string | undefined {
   return `${access.basicAuth ? CLUSTER_WEB_CONFIG_DIR : CLUSTER_CONFIG_DIR}/${WEB_CONFIG_FILE}`;
 }
 
-/** A string property computed at synth; cdk8s resolves Lazy values wherever they sit in an object. */
-function lazyString(produce: () => string): string {
-  return Lazy.any({ produce }) as unknown as string;
+/** A property computed at synth; cdk8s resolves Lazy values wherever they sit in an object. */
+function lazyValue<T>(produce: () => T): T {
+  return Lazy.any({ produce }) as unknown as T;
 }
 
 /** The generated Kubernetes types want Quantity objects; a quantity passes through as written. */

@@ -8,6 +8,7 @@ import { Chart } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct, type IConstruct } from 'constructs';
 import { DEFAULTS, kubernetesObjectName } from '../model';
+import { dashboardSettings } from '../model/defaults';
 import { buildDashboard, dashboardFileText, type DashboardJson, type DashboardOptions } from '../render/dashboard';
 import { probekitLabels } from '../render/labels';
 import type { BlackboxExporter } from './blackbox-exporter';
@@ -37,16 +38,18 @@ export class EndpointsDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: EndpointsDashboardProps) {
     super(scope, id);
+    // The spec's defaults, filled as parseSpec fills a spec's dashboard.
+    const settings = dashboardSettings(props);
     const options: DashboardOptions = {
-      title: props.title ?? DEFAULTS.dashboard.title,
-      uid: props.uid ?? DEFAULTS.dashboard.uid,
+      title: settings.title,
+      uid: settings.uid,
       exporterUrl: props.exporter.externalUrl,
       certificateWarningDays: props.certificateWarningDays ?? DEFAULTS.alerts.thresholds.certificateWarningDays,
       certificateCriticalDays: props.certificateCriticalDays ?? DEFAULTS.alerts.thresholds.certificateCriticalDays,
     };
     this.dashboard = buildDashboard(options);
     this.configMap = new kplus.ConfigMap(this, 'config-map', {
-      metadata: { name: `${kubernetesObjectName(options.uid)}-dashboard`, labels: { ...probekitLabels({ component: 'dashboard' }), ...(props.labels ?? DEFAULTS.dashboard.labels) } },
+      metadata: { name: `${kubernetesObjectName(options.uid)}-dashboard`, labels: { ...probekitLabels({ component: 'dashboard' }), ...settings.labels } },
     });
     this.configMap.addData(`${options.uid}.json`, this.toJson());
   }

@@ -145,29 +145,46 @@ export interface SpecInput {
 /** A module entry of the spec: a preset with its parameters, or a module in blackbox_exporter's format. */
 export type ModuleEntry = SpecModule | PresetModule;
 
-/** The exporter as the spec describes it; every field is optional. */
+/** The exporter as the spec describes it (and the BlackboxExporter construct takes it); every field is optional. */
 export interface ExporterInput {
   /** The exporter image. @default the image built from exporter/, tagged with this package's version */
   readonly image?: string;
-  /** The fixed number of replicas; with `autoscaling`, its minimum unless that names its own. @default 1 */
+  /** The fixed number of replicas; with `autoscaling`, the autoscaler's minimum unless it names its own. @default 1 */
   readonly replicas?: number;
-  /** Requests and limits; each amount left out keeps its default. @default requests 50m CPU and 128Mi, limits 500m and 256Mi */
+  /** Requests and limits, as Kubernetes quantities; each amount left out keeps its default. @default requests 50m CPU and 128Mi, limits 500m and 256Mi */
   readonly resources?: { readonly requests?: ResourceAmounts; readonly limits?: ResourceAmounts };
-  /** A HorizontalPodAutoscaler on CPU use. @default - none: `replicas` replicas */
+  /**
+   * A HorizontalPodAutoscaler (autoscaling/v2) that keeps the replicas' average CPU use at `cpuUtilization`
+   * percent of the CPU request, between `minReplicas` (default `replicas`) and `maxReplicas`.
+   * @default - no autoscaler: `replicas` replicas
+   */
   readonly autoscaling?: AutoscalingInput;
-  /** Name of the Service and Deployment (a DNS-1035 label), the host part of the exporter's address. @default blackbox-exporter */
+  /** Name of the Service (and of the Deployment, a DNS-1035 label), the host part of the exporter's address. @default blackbox-exporter */
   readonly serviceName?: string;
-  /** Where a browser reaches the exporter: the base of the debug links. @default http://localhost:9115 */
+  /**
+   * Where a browser reaches the exporter (`kubectl port-forward svc/<serviceName> 9115`, an ingress): the base of the
+   * dashboard's and the alerts' debug links. @default http://localhost:9115
+   */
   readonly externalUrl?: string;
-  /** A NetworkPolicy admitting only the agent's pods. @default - none */
+  /**
+   * A NetworkPolicy admitting only the agent's pods to 9115, and with `egress`, limiting what the exporter reaches.
+   * @default - none: every pod that can reach the Service can make the exporter probe anything
+   */
   readonly networkPolicy?: NetworkPolicySettings;
-  /** A PodDisruptionBudget when replicas > 1. @default true */
+  /** A PodDisruptionBudget (at most one replica down) when replicas > 1. @default true */
   readonly podDisruptionBudget?: boolean;
-  /** What every module's probes may reach. @default - every target the jobs name */
+  /**
+   * What every module's probes may reach (the config file's top-level allowed_targets); its networks are
+   * also the NetworkPolicy's egress when that lists none of its own.
+   * @default - every target the jobs name
+   */
   readonly allowedTargets?: AllowedTargetsInput;
-  /** Serve https with a `kubernetes.io/tls` Secret's certificate. @default - plain http */
+  /** Serve https with the certificate of a `kubernetes.io/tls` Secret (e.g. cert-manager's). @default - plain http */
   readonly tls?: ExporterTls;
-  /** Ask every caller for a password. @default - no password */
+  /**
+   * Ask every caller for a password (the web config's basic_auth_users): the web config then sits in a Secret
+   * of its own (`<serviceName>-web-config`) as it holds the password's hash. @default - no password
+   */
   readonly basicAuth?: ExporterBasicAuth;
 }
 

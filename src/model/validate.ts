@@ -27,6 +27,7 @@ import { agentChartOf, scrapesProbeObjects } from './agent-chart';
 import { withDurationSuggestions, withRequiredHints } from './problems';
 import { readEnvSecret, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
 import { moduleSecrets, moduleWithSecretFiles, secretCandidateFields, secretFieldProblems, withoutSecrets } from './secret-fields';
+import { dashboardSettings, exporterSettings } from './defaults';
 import { jobSchema, moduleNameSchema, presetSchemas, secretRefSchema, specSchema } from './schema';
 import { DEFAULTS, kubernetesObjectName, MODULE_LABEL, type AlertThresholds, type Job, type ScrapeJob, type Spec, type SpecInput, type SpecModule } from './spec';
 
@@ -144,26 +145,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
 
   return {
     namespace: namespace ?? DEFAULTS.namespace,
-    exporter: {
-      image: exporter?.image ?? DEFAULTS.exporter.image,
-      replicas: exporter?.replicas ?? DEFAULTS.exporter.replicas,
-      serviceName: exporter?.serviceName ?? DEFAULTS.exporter.serviceName,
-      externalUrl: (exporter?.externalUrl ?? DEFAULTS.exporterExternalUrl).replace(/\/+$/, ''),
-      ...(exporter?.networkPolicy === undefined ? {} : { networkPolicy: exporter.networkPolicy }),
-      ...(exporter?.tls === undefined ? {} : { tls: exporter.tls }),
-      ...(exporter?.basicAuth === undefined ? {} : { basicAuth: exporter.basicAuth }),
-      ...(exporter?.allowedTargets === undefined ? {} : { allowedTargets: { ...exporter.allowedTargets, denySelfAndMetadata: exporter.allowedTargets.denySelfAndMetadata ?? false } }),
-      podDisruptionBudget: exporter?.podDisruptionBudget ?? DEFAULTS.exporter.podDisruptionBudget,
-      resources: {
-        requests: { ...DEFAULTS.exporter.resources.requests, ...exporter?.resources?.requests },
-        limits: { ...DEFAULTS.exporter.resources.limits, ...exporter?.resources?.limits },
-      },
-      autoscaling: exporter?.autoscaling && {
-        minReplicas: exporter.autoscaling.minReplicas ?? exporter.replicas ?? DEFAULTS.exporter.replicas,
-        maxReplicas: exporter.autoscaling.maxReplicas,
-        cpuUtilization: exporter.autoscaling.cpuUtilization ?? DEFAULTS.exporter.autoscalingCpuUtilization,
-      },
-    },
+    exporter: exporterSettings(exporter),
     modules,
     jobs: jobs.map(([, job]) => job),
     agent: { ...agentChart!, scrapeJobs: !scrapesProbeObjects(agentChart!) && (agent?.scrapeJobs ?? true) },
@@ -172,12 +154,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
       apiToken: searchEngine.apiToken,
       secretName: searchEngine.secretName ?? DEFAULTS.searchEngine.secretName,
     },
-    dashboard: {
-      enabled: dashboard?.enabled ?? DEFAULTS.dashboard.enabled,
-      title: dashboard?.title ?? DEFAULTS.dashboard.title,
-      uid: dashboard?.uid ?? DEFAULTS.dashboard.uid,
-      labels: dashboard?.labels ?? DEFAULTS.dashboard.labels,
-    },
+    dashboard: dashboardSettings(dashboard),
     alerts: { enabled: alerts?.enabled ?? DEFAULTS.alerts.enabled, thresholds },
     operator: operator && {
       probes: operator.probes ?? DEFAULTS.operator.probes,
@@ -494,7 +471,7 @@ function checkAutoscaling(exporter: SpecFields['exporter']): Problem[] {
   if (exporter.replicas !== undefined && autoscaling.minReplicas !== undefined) {
     return [{ path: ['exporter', 'replicas'], message: 'is set beside autoscaling.minReplicas; with autoscaling the autoscaler sets the replicas, so keep only minReplicas' }];
   }
-  const minReplicas = autoscaling.minReplicas ?? exporter.replicas ?? DEFAULTS.exporter.replicas;
+  const minReplicas = exporterSettings(exporter).autoscaling!.minReplicas;
   if (minReplicas <= autoscaling.maxReplicas) return [];
   return [{ path: ['exporter', 'autoscaling', 'maxReplicas'], message: `is ${autoscaling.maxReplicas}, below the minimum of ${minReplicas} replicas; raise maxReplicas` }];
 }
