@@ -21,7 +21,7 @@ describeWithBinaries([PROMTOOL])('promtool check config', () => {
   it('accepts the jobs as each Prometheus-format chart carries them, with the exporter behind https, a client certificate and a password', async () => {
     const file = 'probekit.agent-values.yaml';
     const agent = { chart: 'generic', chartKey: 'agent', exporterKey: 'blackbox-exporter', enableExporter: false } as const;
-    const generic = genericChartValues(agent, scrapeConfigs(GUARDED), file).values.agent;
+    const generic = genericChartValues(agent, scrapeConfigs(GUARDED), GUARDED, 'observability', file).values.agent;
     const prometheus = prometheusChartValues(scrapeConfigs(GUARDED), GUARDED, 'observability', file).values.extraScrapeConfigs;
     const victoriaMetrics = victoriaMetricsAgentChartValues(scrapeConfigs(GUARDED), GUARDED, 'observability', file).values.extraScrapeConfigs;
     for (const jobs of ['extraScrapeConfigs' in generic ? generic.extraScrapeConfigs : [], parse(renderedByTpl(prometheus)) as unknown[], victoriaMetrics]) {

@@ -29,7 +29,7 @@ export function renderAgentChartValues(input: AgentChartInput): AgentChartValues
   const { agent, scrapeConfigs, access, exporterNamespace, file } = input;
   switch (agent.chart) {
     case 'generic':
-      return genericChartValues(agent, scrapeConfigs, file);
+      return genericChartValues(agent, scrapeConfigs, access, exporterNamespace, file);
     case 'prometheus':
       return prometheusChartValues(scrapeConfigs, access, exporterNamespace, file);
     case 'victoria-metrics-agent':
