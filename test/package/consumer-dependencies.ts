@@ -51,7 +51,7 @@ export const TEMPLATE_DEV_DEPENDENCIES: Readonly<Record<string, string>> = {
 
 /** Every `name@version` the consumer's install takes from the registry: the app's own, and the packed packages'. */
 export function consumerRegistrySpecs(): string[] {
-  const packed = [readPackageJson('.'), readPackageJson('exporter')];
+  const packed = [readPackageJson('.'), readPackageJson('exporter'), readPackageJson('assistant')];
   const ours = new Set(packed.map((pkg) => pkg.name));
   const specs = [...packed.flatMap((pkg) => Object.entries(pkg.dependencies ?? {})), ...Object.entries(LOWEST_PEERS), ...Object.entries(TEMPLATE_DEV_DEPENDENCIES)]
     .filter(([name]) => !ours.has(name))

@@ -5,7 +5,9 @@
  * tsconfig.json as they are, cdk8s-plus-28 (our peer) where the template has cdk8s-plus-33, and its main.ts using
  * probekit, beside the README's parts-alone example and a use of the exporter's contract. The app is compiled with its own
  * `npm run compile` (tsc --build, its own TypeScript), and with module nodenext; it runs; `npx probekit` works in it;
- * and what installing probekit adds to the bare app is measured.
+ * and what installing probekit adds to the bare app is measured. Without the assistant, its commands say how to install
+ * it; then the assistant's package installed beside probekit, as the skills server's image installs the three, runs
+ * them.
  *
  * Not done as `cdk8s init` does: `cdk8s import` (it downloads Kubernetes' schema; the app uses no imported type) and
  * the snapshot test it runs with -u.
@@ -18,6 +20,7 @@ import { promisify } from 'node:util';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { FROM_SOURCE } from '../../exporter/loopback/from-source';
 import { freePort } from '../../exporter/loopback/reference-exporter';
+import { BUILT_IN_SKILLS } from '@probekit/assistant';
 import { describeWithNpmCache, npmEnv } from '../support/npm-cache';
 import { packPackages, type Packed } from '../support/pack';
 import { consumerRegistrySpecs, LOWEST_PEERS, readPackageJson, TEMPLATE, TEMPLATE_DEV_DEPENDENCIES } from './consumer-dependencies';
@@ -79,6 +82,12 @@ describe('the packed packages', () => {
       expect(JSON.stringify(manifest.exports ?? {})).not.toContain('@probekit/source');
     }
     expect((await packedManifest(packs['@probekit/exporter']!)).dependencies).toBeUndefined();
+  });
+
+  it('the assistant holds its compiled modules, their declarations and package.json, and no tests or sources', () => {
+    const files = packs['@probekit/assistant']!.files;
+    expect(files.filter((file) => !/^lib\/.*\.(js|d\.ts)$/.test(file) && file !== 'package.json')).toEqual([]);
+    expect(files).toEqual(expect.arrayContaining(['lib/index.js', 'lib/index.d.ts', 'lib/cli/index.js']));
   });
 
   it("the README's parts-alone example is examples/cdk8s-parts.ts, word for word", () => {
@@ -250,6 +259,16 @@ describeWithNpmCache(consumerRegistrySpecs())('a cdk8s app made as `cdk8s init t
     expect(ping).toContain(`copy icmp_socket.node into ${dist} from the release bundle for this machine`);
   });
 
+  it('without @probekit/assistant, probekit assistant and search-engine say in one line how to install it', async () => {
+    expect(existsSync(join(app, 'node_modules', '@probekit', 'assistant'))).toBe(false);
+    const probekit = join(app, 'node_modules', '.bin', 'probekit');
+    for (const name of ['assistant', 'search-engine']) {
+      const line = `probekit ${name} comes with the @probekit/assistant package, which is not installed here: npm install @probekit/assistant\n`;
+      await expect(outcome(probekit, [name, '--help'], app, bareEnv)).resolves.toEqual({ code: 0, stdout: line, stderr: '' });
+      await expect(outcome(probekit, [name, 'check'], app, bareEnv)).resolves.toEqual({ code: 1, stdout: '', stderr: `error: ${line}` });
+    }
+  });
+
   it('a deep import into either package fails: only the entry points are exported', async () => {
     for (const deep of ['probekit/lib/model/spec', '@probekit/exporter/dist/contract.js']) {
       const failure = await run('node', ['-e', `require(${JSON.stringify(deep)})`], { cwd: app, env: bareEnv }).then(
@@ -260,6 +279,60 @@ describeWithNpmCache(consumerRegistrySpecs())('a cdk8s app made as `cdk8s init t
     }
   });
 });
+
+/**
+ * The assistant installed beside probekit as the skills server's image installs them (the Dockerfile's second stage:
+ * the three packs with their production dependencies, no peers, so no cdk8s): probekit runs the assistant's commands.
+ */
+describeWithNpmCache(consumerRegistrySpecs())('the assistant installed beside probekit, as the skills server image installs them', () => {
+  let app: string;
+  let env: Record<string, string>;
+  let probekit: string;
+
+  beforeAll(async () => {
+    app = join(work, 'assistant-app');
+    mkdirSync(app);
+    env = npmEnv();
+    writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'assistant-app', version: '1.0.0', private: true }, null, 2)}\n`);
+    const tarballs = [packs.probekit!, packs['@probekit/exporter']!, packs['@probekit/assistant']!].map((packed) => packed.tarball);
+    await run('npm', ['install', '--offline', '--omit=dev', '--omit=peer', '--no-audit', '--no-fund', ...tarballs], { cwd: app, env, maxBuffer: 1 << 24 });
+    const installed = installedPackages(readLock(app));
+    console.log(`the three packs installed as the skills server image installs them: ${(diskUsage(join(app, 'node_modules')) / 2 ** 20).toFixed(1)} MiB on disk, ${installed.length} packages`);
+    probekit = join(app, 'node_modules', '.bin', 'probekit');
+  }, 300_000);
+
+  it('installs no cdk8s', () => {
+    expect(existsSync(join(app, 'node_modules', '@probekit', 'assistant', 'package.json'))).toBe(true);
+    expect(['cdk8s', 'cdk8s-plus-28', 'constructs'].filter((name) => existsSync(join(app, 'node_modules', name)))).toEqual([]);
+  });
+
+  it('probekit assistant --help lists its subcommands, and probekit assistant list its skills', async () => {
+    const help = await outcome(probekit, ['assistant', '--help'], app, env);
+    expect(help).toEqual({ code: 0, stdout: expect.stringMatching(/^usage:\n {2}probekit assistant serve .*\n {2}probekit assistant run .*\n {2}probekit assistant list .*\n$/), stderr: '' });
+    const list = await outcome(probekit, ['assistant', 'list'], app, env);
+    expect(list).toMatchObject({ code: 0, stderr: '' });
+    expect(
+      list.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.split('\t')[0]),
+    ).toEqual(BUILT_IN_SKILLS.map((skill) => skill.name));
+  });
+
+  it('probekit search-engine create-key reaches the engine through the installed Elasticsearch client, and says when it cannot', async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const refused = await outcome(probekit, ['search-engine', 'create-key', '--url', closed, '--username', 'elastic', '--password-env', 'P', '--name', 'k'], app, { ...env, P: 'password' });
+    expect(refused).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(new RegExp(`^error: [^\\n]*connection to ${closed} refused[^\\n]*\\n$`)) });
+  });
+});
+
+/** What a command printed and its exit code, whatever the code. */
+async function outcome(file: string, args: readonly string[], cwd: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return run(file, [...args], { cwd, env }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+  );
+}
 
 /**
  * The app as `cdk8s init typescript-app` writes it (the template's files, `{{ name }}` filled in as init fills them;
