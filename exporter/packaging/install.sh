@@ -22,21 +22,37 @@ set -euo pipefail
 readonly MANIFEST=/var/lib/probekit-exporter/installed
 
 usage() {
-  cat >&2 <<'EOF'
-usage: install.sh --exporter blackbox [--vendor NAME] --spec FILE [--arch amd64|arm64] [--root DIR] [--no-start] [--agent-service NAME]
+  cat <<'EOF'
+usage: install.sh --exporter blackbox --spec FILE [--vendor NAME] [--arch amd64|arm64] [--root DIR] [--no-start] [--agent-service NAME]
        install.sh --exporter blackbox --files DIR [--arch amd64|arm64] [--root DIR] [--no-start] [--agent-service NAME]
-       install.sh --exporter blackbox --uninstall [--root DIR] [--no-start]
+       install.sh --exporter blackbox --uninstall [--root DIR] [--no-start] [--agent-service NAME]
+       install.sh --help
 
-  --exporter blackbox   the exporter to install (blackbox is the one there is)
-  --vendor NAME         the agent's folder under /etc: /etc/NAME/agent-config.yaml (default probekit)
-  --spec FILE           the spec to render the exporter's config, the agent's jobs and the unit from
+Installs the probekit exporter as a systemd service, with the agent's jobs for the spec, from this release bundle.
+The exporter listens where the spec's host.listenAddress says: 127.0.0.1:9115 unless it says otherwise, so that
+only the agent on this machine reaches it.
+
+  --exporter blackbox   the exporter to install; blackbox is the one there is (required)
+  --spec FILE           the spec to render the exporter's config, the agent's jobs and the unit from (required,
+                        unless --files or --uninstall is given)
   --files DIR           install what `probekit host render --out DIR` rendered elsewhere, instead of --spec
+  --vendor NAME         the agent's folder under /etc: /etc/NAME/agent-config.yaml (default: probekit)
   --arch amd64|arm64    the architecture of a staged tree (default: this machine's)
-  --root DIR            stage everything under DIR and print the commands to run on the machine
-  --no-start            install without restarting or enabling anything
-  --agent-service NAME  the agent's systemd unit to restart (default NAME-agent.service, NAME from --vendor)
+  --root DIR            stage everything under DIR and print the commands to run on the machine (default: /, a
+                        live install)
+  --no-start            install without restarting or enabling anything (default: enable and restart the
+                        exporter, restart the agent)
+  --agent-service NAME  the agent's systemd unit to restart (default: NAME-agent.service, NAME from --vendor)
   --uninstall           remove what the installer added: unit, exporter, config, its jobs, the service user
+  -h, --help            this help
+
+exit codes: 0 installed (or uninstalled); 1 failed (this machine, the bundle or the rendered files refused);
+2 a mistake in the command line
 EOF
+}
+# A mistake in the command line: one line saying what to change, exit 2, as the probekit command does.
+mistake() {
+  echo "error: $*" >&2
   exit 2
 }
 fail() {
@@ -44,14 +60,17 @@ fail() {
   exit 1
 }
 
-[ $# -gt 0 ] || usage
+if [ $# -eq 0 ]; then
+  usage >&2
+  exit 2
+fi
 exporter="" vendor="" spec="" files="" arch="" root="" agent_service="" start=1 uninstall=0 staged=0
 while [ $# -gt 0 ]; do
   flag=$1
   case "$flag" in
     --exporter | --vendor | --spec | --files | --arch | --root | --agent-service)
       if [ $# -lt 2 ] || [ -z "$2" ] || [ "${2#--}" != "$2" ]; then
-        fail "$flag needs a value (install.sh --help lists them)"
+        mistake "$flag needs a value ($flag VALUE; install.sh --help lists them)"
       fi
       case "$flag" in
         --exporter) exporter=$2 ;;
@@ -66,33 +85,37 @@ while [ $# -gt 0 ]; do
       ;;
     --no-start) start=0 && shift ;;
     --uninstall) uninstall=1 && shift ;;
-    -h | --help) usage ;;
-    *)
-      echo "install.sh: unknown argument '$flag'" >&2
+    -h | --help)
       usage
+      exit 0
       ;;
+    *) mistake "unknown argument '$flag'; install.sh --help lists the flags" ;;
   esac
 done
 
-[ "$exporter" = blackbox ] || fail "--exporter: only blackbox is available (got '${exporter}'); give --exporter blackbox"
+[ -n "$exporter" ] || mistake "--exporter is required: give --exporter blackbox"
+[ "$exporter" = blackbox ] || mistake "--exporter: only blackbox is available (got '${exporter}'); give --exporter blackbox"
 if [ "$uninstall" -eq 1 ]; then
-  [ -z "$spec$files$vendor$arch" ] || fail "--uninstall takes no --spec, --files, --vendor or --arch: it removes what the last install recorded"
+  [ -z "$spec$files$vendor$arch" ] || mistake "--uninstall takes no --spec, --files, --vendor or --arch: it removes what the last install recorded"
 elif [ -n "$spec" ] && [ -n "$files" ]; then
-  fail "give --spec FILE or --files DIR, not both"
+  mistake "give --spec FILE or --files DIR, not both"
 elif [ -z "$spec$files" ]; then
-  fail "give --spec FILE (the spec to install from) or --files DIR (a tree from 'probekit host render')"
+  mistake "--spec is required: the spec to install from (or --files DIR, a tree from 'probekit host render')"
 fi
-[ -z "$files" ] || [ -z "$vendor" ] || fail "--vendor applies to --spec; the tree given with --files was rendered for its vendor already"
+[ -z "$files" ] || [ -z "$vendor" ] || mistake "--vendor applies to --spec; the tree given with --files was rendered for its vendor already"
 vendor=${vendor:-probekit}
+case "$arch" in "" | amd64 | arm64) ;; *) mistake "--arch: use amd64 or arm64 (got '$arch')" ;; esac
+
+# Relative paths are the caller's.
+[ -z "$spec" ] || spec=$(realpath -e -- "$spec" 2>/dev/null) || mistake "--spec: no such file; check the path (a relative one is read from $PWD)"
+[ -z "$files" ] || files=$(realpath -e -- "$files" 2>/dev/null) || mistake "--files: no such folder; check the path (a relative one is read from $PWD)"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 for part in probekit-exporter.js icmp_socket.node probekit.js; do
   [ -f "$here/$part" ] || fail "$here has no $part: run the install.sh of a release bundle (in the repository: npm run package in exporter/, then unpack probekit-exporter-<version>-linux-<arch>.tar.gz)"
 done
 
-# Relative paths are the caller's; the staging folder is made before any is resolved elsewhere.
-[ -z "$spec" ] || spec=$(realpath -e -- "$spec" 2>/dev/null) || fail "--spec: no such file"
-[ -z "$files" ] || files=$(realpath -e -- "$files" 2>/dev/null) || fail "--files: no such folder"
+# The staging folder is made before any relative path is resolved elsewhere.
 if [ "$staged" -eq 1 ]; then
   mkdir -p -- "$root"
   root=$(realpath -- "$root")
@@ -105,8 +128,7 @@ case "$(uname -m)" in
   *) fail "this machine is $(uname -m); the exporter is installed on amd64 and arm64 only" ;;
 esac
 arch=${arch:-$machine}
-case "$arch" in amd64 | arm64) ;; *) fail "--arch: use amd64 or arm64 (got '$arch')" ;; esac
-[ "$staged" -eq 1 ] || [ "$arch" = "$machine" ] || fail "--arch $arch: this machine is $machine; a live install is for this machine (stage another with --root DIR)"
+[ "$staged" -eq 1 ] || [ "$arch" = "$machine" ] || mistake "--arch $arch: this machine is $machine; a live install is for this machine (stage another with --root DIR)"
 
 # The bundle's architecture is its ICMP addon's: the ELF header's machine field (62 x86-64, 183 AArch64).
 case "$(od -An -tu2 -j18 -N2 "$here/icmp_socket.node" | tr -d ' ')" in

@@ -4,7 +4,7 @@
  */
 import { isMainThread, workerData } from 'node:worker_threads';
 import { GO_DURATION_HINT, parseGoDuration } from './config/duration';
-import { DEFAULT_CONFIG_FILE, EXPORTER_PORT } from './contract/endpoints';
+import { DEFAULT_CONFIG_FILE, EXPORTER_PORT, parseListenAddress } from './contract/endpoints';
 import { LOG_FORMATS, LOG_LEVELS, Logger, type LogFormat, type LogLevel } from './log';
 import { warnWhenIcmpAddonMissing } from './probers/icmp/socket';
 import { externalUrl, routePrefixOf, systemdListenFd } from './server/web-flags';
@@ -191,9 +191,9 @@ export function parseFlags(argv: readonly string[]): Flags {
 
 /** `:9115` (every interface), `127.0.0.1:9115`, `[::1]:9115`. */
 export function splitListenAddress(address: string): { host: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(address);
-  if (!match) throw new UsageError(`--web.listen-address must be host:port or :port, not ${address}`);
-  return { host: match[1] ?? match[2] ?? '', port: Number(match[3]) };
+  const parsed = parseListenAddress(address);
+  if (!parsed) throw new UsageError(`--web.listen-address must be host:port or :port, not ${address}`);
+  return parsed;
 }
 
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded when main runs, not when a loader thread runs this file */

@@ -122,7 +122,7 @@ async function render(args: readonly string[], io: CliIo): Promise<number> {
   const clusterOnly = (['tls', 'basicAuth', 'networkPolicy'] as const).filter((key) => spec.exporter[key] !== undefined);
   if (clusterOnly.length > 0) {
     io.stderr(
-      `note: ${clusterOnly.map((key) => `exporter.${key}`).join(', ')} ${clusterOnly.length === 1 ? 'is a cluster setting' : 'are cluster settings'} and not rendered on a host: the exporter there listens as its unit says; limit who reaches it with --web.listen-address and a web config of your own (see "Security" in the README)\n`,
+      `note: ${clusterOnly.map((key) => `exporter.${key}`).join(', ')} ${clusterOnly.length === 1 ? 'is a cluster setting' : 'are cluster settings'} and not rendered on a host: the exporter there listens where host.listenAddress says (127.0.0.1:9115 unless set), without TLS or a password of its own (see docs/security.md)\n`,
     );
   }
   return 0;

@@ -5,6 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { parseListenAddress } from '@probekit/exporter';
 import type { SecretRef } from './secret-ref';
 import { AGENT_CHARTS } from './agent-chart';
 import type { PresetName } from './presets';
@@ -231,6 +232,15 @@ const searchEngineSchema = z.strictObject({
   secretName: z.string().min(1).optional(),
 });
 
+export const hostSchema = z.strictObject({
+  listenAddress: z
+    .string()
+    .refine((address) => (parseListenAddress(address)?.port ?? 0) > 0, {
+      message: 'must be host:port or :port with a port from 1 to 65535, for example 127.0.0.1:9115 (this machine only) or 0.0.0.0:9115 (every interface)',
+    })
+    .optional(),
+});
+
 export const specSchema = z.strictObject({
   namespace: z
     .string()
@@ -244,4 +254,5 @@ export const specSchema = z.strictObject({
   dashboard: dashboardSchema.optional(),
   alerts: alertsSchema.optional(),
   operator: operatorSchema.optional(),
+  host: hostSchema.optional(),
 });

@@ -75,6 +75,10 @@ export const DEFAULTS = {
     probes: true,
     rules: true,
   },
+  host: {
+    /** Loopback only: the agent on the same machine scrapes it there, and nothing else reaches it. */
+    listenAddress: `127.0.0.1:${EXPORTER_PORT}`,
+  },
 } as const;
 
 type ExporterHttp = NonNullable<ModuleInput['http']>;
@@ -140,6 +144,18 @@ export interface SpecInput {
   readonly alerts?: AlertsInput;
   /** Prometheus Operator objects (Probes, ServiceMonitor, PrometheusRule). @default - none */
   readonly operator?: OperatorInput;
+  /** The single-machine form's settings (`probekit host render`, install.sh); the cluster form ignores them. @default - listen on 127.0.0.1:9115 */
+  readonly host?: HostInput;
+}
+
+/** The single-machine form, as the spec writes it. */
+export interface HostInput {
+  /**
+   * Where the exporter listens (its unit's `--web.listen-address`): `host:port` or `:port` (every interface), the
+   * host an IP address (`[::1]` for IPv6) or a name. The agent's jobs on the machine scrape it there (a wildcard
+   * host through loopback). @default 127.0.0.1:9115
+   */
+  readonly listenAddress?: string;
 }
 
 /** A module entry of the spec: a preset with its parameters, or a module in blackbox_exporter's format. */
@@ -362,6 +378,8 @@ export interface Spec {
   readonly alerts: { readonly enabled: boolean; readonly thresholds: AlertThresholds };
   /** Present when the spec asks for Prometheus Operator objects. */
   readonly operator?: OperatorSettings;
+  /** The single-machine form: where its exporter listens. */
+  readonly host: { readonly listenAddress: string };
 }
 
 /** The exporter serving https from a `kubernetes.io/tls` Secret, and the agent's client certificate when one is required. */

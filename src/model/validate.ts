@@ -119,7 +119,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
   const problems: Problem[] = [];
 
   // Unknown fields come first: a misspelt `job:` explains the missing `jobs` reported after it.
-  const { namespace, exporter, agent, searchEngine, dashboard, alerts, operator } = parseFields<SpecFields>(specSchema, input, [], problems, ['modules', 'jobs'])!;
+  const { namespace, exporter, agent, searchEngine, dashboard, alerts, operator, host } = parseFields<SpecFields>(specSchema, input, [], problems, ['modules', 'jobs'])!;
   const { modules, defined } = parseModules(input.modules, problems);
   const thresholds: AlertThresholds = { ...DEFAULTS.alerts.thresholds, ...alerts?.thresholds };
   const jobs = parseJobs(input.jobs, thresholds, problems);
@@ -161,6 +161,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
       rules: operator.rules ?? DEFAULTS.operator.rules,
       labels: operator.labels ?? {},
     },
+    host: { listenAddress: host?.listenAddress ?? DEFAULTS.host.listenAddress },
   };
 }
 

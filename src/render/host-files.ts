@@ -6,12 +6,12 @@
  */
 import { posix } from 'node:path';
 import { isMap, isSeq, parse, parseDocument, stringify, type Document, type YAMLMap, type YAMLSeq } from 'yaml';
-import { EXPORTER_NODE_FLAGS, EXPORTER_PORT, exporterArgs, HEALTH_PATH } from '@probekit/exporter';
+import { EXPORTER_NODE_FLAGS, exporterArgs, HEALTH_PATH } from '@probekit/exporter';
 import { ProblemsError, type FieldPath, type Problem } from '@probekit/exporter';
-import { readEnvSecret, unsetVariableProblem, type Environment, type Spec } from '../model';
+import { DEFAULTS, readEnvSecret, unsetVariableProblem, type Environment, type Spec } from '../model';
 import { renderExporterConfig } from './exporter-config';
 import { renderHostMonitoringFiles } from './host-monitoring-files';
-import { LOCAL_EXPORTER_ADDRESS, renderExporterScrapeJob, renderScrapeJobs } from './scrape-job';
+import { localExporterAddress, renderExporterScrapeJob, renderScrapeJobs } from './scrape-job';
 
 export interface HostFile {
   /** Absolute path on the machine. */
@@ -95,7 +95,8 @@ export function renderHostFiles(spec: Spec, options: HostFilesOptions = {}): Hos
   if (problems.length > 0) throw new ProblemsError(problems);
 
   // The exporter's own job too: the alert on a failed config reload needs its metrics.
-  const jobs = [...renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS), renderExporterScrapeJob(LOCAL_EXPORTER_ADDRESS)];
+  const exporterAddress = localExporterAddress(spec.host.listenAddress);
+  const jobs = [...renderScrapeJobs(spec, exporterAddress), renderExporterScrapeJob(exporterAddress)];
   const previousJobs = readAgentJobs(options.existingAgentJobs, options.agentJobsSource);
   const agentConfig = syncScrapeJobs(options.existingAgentConfig ?? '', jobs, { previousJobs, source: options.agentConfigSource });
   const icmp = Object.values(spec.modules).some((module) => module.prober === 'icmp');
@@ -104,7 +105,7 @@ export function renderHostFiles(spec: Spec, options: HostFilesOptions = {}): Hos
     ...secrets,
     { path: paths.agentConfig, content: agentConfig, mode: 0o644 },
     { path: paths.agentJobs, content: agentJobsRecord(paths.agentConfig, jobs), mode: 0o644 },
-    { path: paths.unit, content: exporterUnit(paths, { icmp }), mode: 0o644 },
+    { path: paths.unit, content: exporterUnit(paths, { icmp, listenAddress: spec.host.listenAddress }), mode: 0o644 },
     ...renderHostMonitoringFiles(spec, vendor),
   ];
 }
@@ -274,6 +275,8 @@ export const EXPORTER_USER = 'probekit-exporter';
 export interface ExporterUnitOptions {
   /** Whether a module uses the icmp prober: only then does the unit grant the one capability ICMP needs. @default false */
   readonly icmp?: boolean;
+  /** Where the exporter listens (`--web.listen-address`). @default DEFAULTS.host.listenAddress: loopback only */
+  readonly listenAddress?: string;
 }
 
 /**
@@ -312,6 +315,7 @@ function hiddenSocketProblems(spec: Spec): Problem[] {
  * executable stays allowed (MemoryDenyWriteExecute is off): Node's JIT compiler needs it.
  */
 export function exporterUnit(paths: HostPaths, options: ExporterUnitOptions = {}): string {
+  const listenAddress = options.listenAddress ?? DEFAULTS.host.listenAddress;
   const capabilities = options.icmp
     ? `# Raw sockets for the icmp prober (a ping socket needs none, where net.ipv4.ping_group_range allows it), and nothing else.
 AmbientCapabilities=CAP_NET_RAW
@@ -328,7 +332,7 @@ Wants=network-online.target
 Type=simple
 # V8's young generation at the size the exporter is measured with, whatever the machine's memory.
 Environment="NODE_OPTIONS=${EXPORTER_NODE_FLAGS.join(' ')}"
-ExecStart=/usr/bin/node ${EXPORTER_INSTALL_PATH} ${exporterArgs({ configFile: paths.exporterConfig }).join(' ')}
+ExecStart=/usr/bin/node ${EXPORTER_INSTALL_PATH} ${exporterArgs({ configFile: paths.exporterConfig, listenAddress }).join(' ')}
 ExecReload=/bin/kill -HUP $MAINPID
 Restart=on-failure
 RestartSec=5s
@@ -362,6 +366,6 @@ SystemCallErrorNumber=EPERM
 
 [Install]
 WantedBy=multi-user.target
-# Health: curl -fsS http://localhost:${EXPORTER_PORT}${HEALTH_PATH}
+# Health: curl -fsS http://${localExporterAddress(listenAddress)}${HEALTH_PATH}
 `;
 }

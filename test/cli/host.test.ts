@@ -132,7 +132,7 @@ describe("probekit host render, in the caller's directory", () => {
     const result = await runCli(['host', 'render', '--spec', 'spec.yaml'], {}, undefined, dir);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe(
-      'note: exporter.tls, exporter.basicAuth are cluster settings and not rendered on a host: the exporter there listens as its unit says; limit who reaches it with --web.listen-address and a web config of your own (see "Security" in the README)\n',
+      'note: exporter.tls, exporter.basicAuth are cluster settings and not rendered on a host: the exporter there listens where host.listenAddress says (127.0.0.1:9115 unless set), without TLS or a password of its own (see docs/security.md)\n',
     );
   });
 });

@@ -1,6 +1,6 @@
 /** The rendered scrape jobs, as Prometheus's own checker sees them, in every form and chart format that carries them. */
 import { parse } from 'yaml';
-import { LOCAL_EXPORTER_ADDRESS, renderScrapeJobs } from '../../src/render';
+import { localExporterAddress, renderScrapeJobs } from '../../src/render';
 import { genericChartValues } from '../../src/render/agent-charts/generic';
 import { prometheusChartValues } from '../../src/render/agent-charts/prometheus';
 import { victoriaMetricsAgentChartValues } from '../../src/render/agent-charts/victoria-metrics-agent';
@@ -11,7 +11,7 @@ import { PROMTOOL, promtoolCheck } from '../support/promtool';
 
 describeWithBinaries([PROMTOOL])('promtool check config', () => {
   it('accepts every rendered job, cluster and single-machine forms', async () => {
-    for (const jobs of [renderScrapeJobs(spec), renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS)]) {
+    for (const jobs of [renderScrapeJobs(spec), renderScrapeJobs(spec, localExporterAddress(spec.host.listenAddress)), renderScrapeJobs(spec, localExporterAddress('[::]:9200'))]) {
       const result = await promtoolCheck(jobs);
       expect(result.output).toContain('SUCCESS');
       expect(result.ok).toBe(true);

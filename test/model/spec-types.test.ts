@@ -13,6 +13,7 @@ import type {
   AlertThresholdsInput,
   DashboardInput,
   ExporterInput,
+  HostInput,
   Http2xxPreset,
   Http2xxWithHeaderPreset,
   HttpPost2xxPreset,
@@ -37,7 +38,18 @@ const fieldsOf = (schema: { shape: object }): string[] => Object.keys(schema.sha
 
 describe("the spec's hand-written types equal its schemas' inputs", () => {
   it('the spec, apart from modules (each entry is checked by its own schema)', () => {
-    const fields: Record<keyof SpecInput, true> = { namespace: true, exporter: true, modules: true, jobs: true, agent: true, searchEngine: true, dashboard: true, alerts: true, operator: true };
+    const fields: Record<keyof SpecInput, true> = {
+      namespace: true,
+      exporter: true,
+      modules: true,
+      jobs: true,
+      agent: true,
+      searchEngine: true,
+      dashboard: true,
+      alerts: true,
+      operator: true,
+      host: true,
+    };
     expect(same(fields, true satisfies Same<Omit<SpecInput, 'modules'>, Omit<SpecShape, 'modules'>>)).toEqual(fieldsOf(specSchema));
   });
 
@@ -73,6 +85,8 @@ describe("the spec's hand-written types equal its schemas' inputs", () => {
     expect(same(alerts, true satisfies Same<AlertsInput, NonNullable<SpecShape['alerts']>>)).toEqual(fieldsOf(shape.alerts.unwrap()));
     const operator: Record<keyof OperatorInput, true> = { probes: true, rules: true, labels: true };
     expect(same(operator, true satisfies Same<OperatorInput, NonNullable<SpecShape['operator']>>)).toEqual(fieldsOf(shape.operator.unwrap()));
+    const host: Record<keyof HostInput, true> = { listenAddress: true };
+    expect(same(host, true satisfies Same<HostInput, NonNullable<SpecShape['host']>>)).toEqual(fieldsOf(shape.host.unwrap()));
   });
 
   it('the presets and secret references', () => {

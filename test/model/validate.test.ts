@@ -265,7 +265,7 @@ describe('every problem at once, in words', () => {
     expect(problemsOf(null)).toEqual([
       'the spec is empty; write at least jobs: with one job and the module it names, for example modules: { http_2xx: { preset: http_2xx } } and jobs: [{ module: http_2xx, targets: [https://example.com] }]',
     ]);
-    expect(problemsOf(['jobs'])).toEqual(['the spec must be a mapping of its fields (namespace, exporter, modules, jobs, agent, searchEngine, dashboard, alerts, operator), not a list']);
+    expect(problemsOf(['jobs'])).toEqual(['the spec must be a mapping of its fields (namespace, exporter, modules, jobs, agent, searchEngine, dashboard, alerts, operator, host), not a list']);
     expect(problemsOf({ modules: 'http_2xx', jobs: 'all' })).toEqual([
       'modules: must be a mapping of module name to module, not the text "http_2xx"',
       'jobs: must be a list of jobs, not the text "all"',

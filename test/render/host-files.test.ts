@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { parseSpec } from '../../src/model';
-import { exporterUnit, hostPaths, removeHostJobs, renderExporterScrapeJob, renderHostFiles, renderScrapeJobs, syncScrapeJobs, LOCAL_EXPORTER_ADDRESS } from '../../src/render';
+import { exporterUnit, hostPaths, removeHostJobs, renderExporterScrapeJob, renderHostFiles, renderScrapeJobs, syncScrapeJobs, localExporterAddress } from '../../src/render';
 import { describeWithBinaries } from '../support/integration';
 
 const run = promisify(execFile);
@@ -44,16 +44,40 @@ describe('single-machine files', () => {
     expect(parse(byPath['/etc/acme/exporters/blackbox/agent-jobs.yaml'].content!)).toEqual({ jobs: ['blackbox-exporter', 'private-api', 'probekit-exporter'] });
   });
 
-  it('the unit runs the installed bundle on the config file, listening on 9115, with the Node flags the exporter is measured with', () => {
+  it('the unit runs the installed bundle on the config file, listening on 127.0.0.1:9115 alone, with the Node flags the exporter is measured with', () => {
     const unit = byPath['/etc/systemd/system/probekit-exporter.service'].content;
-    expect(unit).toContain('\nExecStart=/usr/bin/node /opt/probekit/exporter/probekit-exporter.js --config.file=/etc/acme/exporters/blackbox/config.yaml --web.listen-address=:9115\n');
+    expect(unit).toContain('\nExecStart=/usr/bin/node /opt/probekit/exporter/probekit-exporter.js --config.file=/etc/acme/exporters/blackbox/config.yaml --web.listen-address=127.0.0.1:9115\n');
     expect(unit).toContain('\nEnvironment="NODE_OPTIONS=--max-semi-space-size=16"\n');
+    expect(unit).toContain('\n# Health: curl -fsS http://127.0.0.1:9115/-/healthy\n');
   });
 
-  it("the agent file has the jobs under scrape_configs, scraping localhost:9115, and the exporter's own job", () => {
+  it("the agent file has the jobs under scrape_configs, scraping 127.0.0.1:9115, and the exporter's own job", () => {
     const agent = parse(byPath['/etc/acme/agent-config.yaml'].content!);
-    expect(agent.scrape_configs).toEqual([...renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS), renderExporterScrapeJob(LOCAL_EXPORTER_ADDRESS)]);
-    expect(agent.scrape_configs[0].relabel_configs[2]).toEqual({ target_label: '__address__', replacement: 'localhost:9115' });
+    expect(agent.scrape_configs).toEqual([...renderScrapeJobs(spec, '127.0.0.1:9115'), renderExporterScrapeJob('127.0.0.1:9115')]);
+    expect(agent.scrape_configs[0].relabel_configs[2]).toEqual({ target_label: '__address__', replacement: '127.0.0.1:9115' });
+  });
+
+  it.each([
+    ['0.0.0.0:9200', '127.0.0.1:9200'],
+    [':9115', '127.0.0.1:9115'],
+    ['[::1]:9300', '[::1]:9300'],
+    ['192.0.2.10:9115', '192.0.2.10:9115'],
+  ])('host.listenAddress %s: the unit listens there, and the jobs and the health line follow it to %s', (listenAddress, reached) => {
+    const files = renderHostFiles(parseSpec({ ...specInput, host: { listenAddress } }), { env });
+    const unit = files.find((file) => file.path.endsWith('.service'))!.content!;
+    expect(unit).toContain(` --web.listen-address=${listenAddress}\n`);
+    expect(unit).toContain(`\n# Health: curl -fsS http://${reached}/-/healthy\n`);
+    const agent = parse(files.find((file) => file.path.endsWith('agent-config.yaml'))!.content!);
+    expect(
+      agent.scrape_configs.map((job: { job_name: string; relabel_configs?: unknown[]; static_configs: Array<{ targets: string[] }> }) => job.relabel_configs?.[2] ?? job.static_configs[0]!.targets[0]),
+    ).toEqual([{ target_label: '__address__', replacement: reached }, { target_label: '__address__', replacement: reached }, reached]);
+    expect(localExporterAddress(listenAddress)).toBe(reached);
+  });
+
+  it.each(['localhost', '9115', ':0', '127.0.0.1:65536', '[::1:9115', 'http://127.0.0.1:9115'])('host.listenAddress %s is refused with the forms it takes', (listenAddress) => {
+    expect(() => parseSpec({ ...specInput, host: { listenAddress } })).toThrow(
+      'host.listenAddress: must be host:port or :port with a port from 1 to 65535, for example 127.0.0.1:9115 (this machine only) or 0.0.0.0:9115 (every interface)',
+    );
   });
 
   it('the secret header value is in its own owner-only file, not in the config', () => {
@@ -119,7 +143,7 @@ describe('editing an existing agent file', () => {
     '',
   ].join('\n');
 
-  const jobs = renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS);
+  const jobs = renderScrapeJobs(spec, localExporterAddress(spec.host.listenAddress));
 
   it('keeps comments and other jobs, replaces the job of the same name in place, appends new ones', () => {
     const edited = syncScrapeJobs(existing, jobs)!;
@@ -191,7 +215,7 @@ describe('an agent whose jobs sit under metrics.configs[].scrape_configs', () =>
     '      scrape_configs: []',
     '',
   ].join('\n');
-  const jobs = renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS);
+  const jobs = renderScrapeJobs(spec, localExporterAddress(spec.host.listenAddress));
   const instances = (text: string) =>
     (parse(text).metrics.configs as Array<{ name: string; scrape_configs?: Array<{ job_name: string }> }>).map((instance) => [
       instance.name,

@@ -1,5 +1,5 @@
 import { parseSpec } from '../../src/model';
-import { LOCAL_EXPORTER_ADDRESS, renderExporterScrapeJob, renderScrapeJobs } from '../../src/render';
+import { localExporterAddress, renderExporterScrapeJob, renderScrapeJobs } from '../../src/render';
 import { fullEnv, fullSpec } from '../fixtures/specs';
 
 const spec = parseSpec(fullSpec, { env: fullEnv });
@@ -27,9 +27,21 @@ describe('scrape jobs: the documented job and its three relabel rules', () => {
     ]);
   });
 
-  it('uses the service name and namespace of the spec, or localhost on a single machine', () => {
+  it('uses the service name and namespace of the spec, or the listen address on a single machine', () => {
     expect(renderScrapeJobs(spec)[0].relabel_configs[2].replacement).toBe('probe-exporter.observability.svc:9115');
-    expect(renderScrapeJobs(spec, LOCAL_EXPORTER_ADDRESS)[0].relabel_configs[2].replacement).toBe('localhost:9115');
+    expect(renderScrapeJobs(spec, localExporterAddress(spec.host.listenAddress))[0].relabel_configs[2].replacement).toBe('127.0.0.1:9115');
+  });
+
+  it.each([
+    ['127.0.0.1:9115', '127.0.0.1:9115'],
+    ['192.0.2.10:9200', '192.0.2.10:9200'],
+    ['[::1]:9115', '[::1]:9115'],
+    ['localhost:9115', 'localhost:9115'],
+    [':9115', '127.0.0.1:9115'],
+    ['0.0.0.0:9300', '127.0.0.1:9300'],
+    ['[::]:9115', '[::1]:9115'],
+  ])('an agent beside an exporter listening on %s reaches it at %s', (listen, reached) => {
+    expect(localExporterAddress(listen)).toBe(reached);
   });
 
   it("carries extra labels on the targets, and the job's module", () => {

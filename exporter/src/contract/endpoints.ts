@@ -41,6 +41,16 @@ export const EXPORTER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16
 /** Where the exporter listens unless told otherwise: every interface, port 9115 (`--web.listen-address`). */
 export const DEFAULT_LISTEN_ADDRESS = `:${EXPORTER_PORT}`;
 
+/**
+ * A listen address as `--web.listen-address` takes it: `:9115` (every interface: host ''), `127.0.0.1:9115`,
+ * `[::1]:9115` (host ::1), `localhost:9115`; undefined for anything else, or a port above 65535.
+ */
+export function parseListenAddress(address: string): { host: string; port: number } | undefined {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(address);
+  if (!match || Number(match[3]) > 65535) return undefined;
+  return { host: match[1] ?? match[2] ?? '', port: Number(match[3]) };
+}
+
 export interface ExporterArgsOptions {
   /** The config file (`--config.file`). */
   readonly configFile: string;
