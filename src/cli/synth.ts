@@ -9,13 +9,15 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, copyFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { ProblemsError } from '@probekit/exporter';
-import { documentedExample, parseSpec, readSpecFile, SpecFileError, type Spec } from '../model';
+import { ProblemsError, schemaProblems } from '@probekit/exporter';
+import { AGENT_CHARTS, documentedExample, parseSpec, readSpecFile, SpecFileError, withAgentChart, type AgentChartName, type Spec } from '../model';
+import { agentSchema } from '../model/schema';
 import { helpText, parseFlags, usageLine, UsageError, type CliIo, type Command, type Flags } from './command';
 
 const FLAGS = {
   spec: { type: 'string', value: 'FILE', help: 'the spec to synthesize', defaultText: 'the PROBEKIT_SPEC environment variable, else the documented example' },
   out: { type: 'string', short: 'o', value: 'DIR', default: 'dist', help: 'the folder the files are written to; what synth wrote there before is replaced' },
+  chart: { type: 'string', value: 'NAME', defaultText: "the spec's agent.chart, else generic", help: `the agent chart the values are written for: ${AGENT_CHARTS.join(', ')}` },
 } as const satisfies Flags;
 
 const USAGE = usageLine('probekit synth', FLAGS);
@@ -24,9 +26,10 @@ const HELP = helpText(
   USAGE,
   FLAGS,
   `Writes the cluster form of the spec into --out: <chart>.k8s.yaml (the exporter's Kubernetes objects, and the
-Prometheus Operator's when the spec asks for them), <chart>.agent-values.yaml (the agent chart's Helm values with
-the scrape jobs), <chart>.dashboard.json and <chart>.rules.yaml, unless the spec turns them off. A file holding a
-Secret's values is readable by its owner only (0600). A spec with problems prints each and writes nothing.`,
+Prometheus Operator's when the spec asks for them), <chart>.agent-values.yaml (the Helm values of the agent's
+chart, --chart or the spec's agent.chart, with the scrape jobs), <chart>.dashboard.json and <chart>.rules.yaml,
+unless the spec turns them off. A file holding a Secret's values is readable by its owner only (0600). A spec
+with problems prints each and writes nothing.`,
   `0 written; 1 the spec refused; 2 a mistake in the command line (a spec file that cannot be read, an
 --out folder holding files synth does not write)`,
 );
@@ -58,21 +61,30 @@ function earlierOutput(out: string, given: string): string[] {
  * The spec of --spec, else of PROBEKIT_SPEC, else the documented example; `named` names a problem found past parsing
  * after it (with its line, for a file).
  */
-function chosenSpec(io: CliIo, given: string | undefined): { spec: Spec; named: (error: ProblemsError) => ProblemsError } {
+function chosenSpec(io: CliIo, given: string | undefined, agentChart: AgentChartName | undefined): { spec: Spec; named: (error: ProblemsError) => ProblemsError } {
   const fromEnv = io.env.PROBEKIT_SPEC;
   const file = given ?? (fromEnv === '' ? undefined : fromEnv);
   if (file === undefined) {
     io.stderr('note: no --spec (nor PROBEKIT_SPEC): synthesizing the documented example\n');
     const source = 'documented example';
-    return { spec: parseSpec(documentedExample, { source, env: io.env }), named: (error) => error.namedAfter(source) };
+    const input = agentChart === undefined ? documentedExample : withAgentChart(documentedExample, agentChart);
+    return { spec: parseSpec(input, { source, env: io.env }), named: (error) => error.namedAfter(source) };
   }
   try {
-    const loaded = readSpecFile(file, { env: io.env, cwd: io.cwd, namedBy: given === undefined ? `PROBEKIT_SPEC=${file}` : `--spec ${file}` });
+    const loaded = readSpecFile(file, { env: io.env, cwd: io.cwd, namedBy: given === undefined ? `PROBEKIT_SPEC=${file}` : `--spec ${file}`, agentChart });
     return { spec: loaded.spec, named: loaded.namedAfterFile };
   } catch (error) {
     // A path that leads nowhere is a mistake in the command line; a spec with problems is a failure.
     throw error instanceof SpecFileError ? new UsageError(error.message) : error;
   }
+}
+
+/** --chart's value, checked as the spec's agent.chart is, in the same words. */
+function chartFrom(value: string | undefined): AgentChartName | undefined {
+  if (value === undefined) return undefined;
+  const chart = agentSchema.shape.chart.safeParse(value, { reportInput: true });
+  if (chart.success) return chart.data;
+  throw new UsageError(`--chart ${value}: ${schemaProblems(agentSchema.shape.chart, chart.error.issues)[0]!.message}`);
 }
 
 /** Moves `from` to `to`, copying (mode kept) where they are on different filesystems (--out a mount point). */
@@ -116,7 +128,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(args, FLAGS, HELP);
   const out = resolve(io.cwd, values.out);
   const replaced = earlierOutput(out, values.out);
-  const { spec, named } = chosenSpec(io, values.spec);
+  const { spec, named } = chosenSpec(io, values.spec, chartFrom(values.chart));
   let written: string[];
   try {
     written = synthesizeInto(out, spec, io.env, replaced);

@@ -7,6 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { EMPTY_SPEC_FIX, SpecError, parseSpec, type ParseOptions } from './validate';
 import { ProblemsError, type FieldPath, type Problem } from '@probekit/exporter';
+import type { AgentChartName } from './agent-chart';
 import type { Spec } from './spec';
 
 export interface LoadOptions extends Omit<ParseOptions, 'source'> {
@@ -17,6 +18,19 @@ export interface LoadOptions extends Omit<ParseOptions, 'source'> {
   readonly namedBy?: string;
   /** The directory a relative path is read from: the caller's. @default process.cwd() */
   readonly cwd?: string;
+  /** The agent chart to write values for, in place of the file's `agent.chart` (`probekit synth --chart`). @default the file's */
+  readonly agentChart?: AgentChartName;
+}
+
+/** A spec's input with `agent.chart` set to `chart`; an input that is not a mapping (or whose agent is not) is left for validation to refuse. */
+export function withAgentChart(input: unknown, chart: AgentChartName): unknown {
+  if (!isMapping(input)) return input;
+  const agent = input.agent ?? {};
+  return isMapping(agent) ? { ...input, agent: { ...agent, chart } } : input;
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The spec file could not be read at all: the path is wrong, not the spec. */
@@ -98,7 +112,7 @@ function sortByLine(problems: readonly Problem[]): Problem[] {
   return [...problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
 }
 
-function parseWithLines(text: string, options: ParseOptions): { spec: Spec; withLines: (problems: readonly Problem[]) => Problem[] } {
+function parseWithLines(text: string, options: ParseOptions & Pick<LoadOptions, 'agentChart'>): { spec: Spec; withLines: (problems: readonly Problem[]) => Problem[] } {
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines });
   if (document.errors.length > 0) {
@@ -119,7 +133,9 @@ function parseWithLines(text: string, options: ParseOptions): { spec: Spec; with
       return line === undefined ? problem : { ...problem, line };
     });
   try {
-    return { spec: parseSpec(document.toJS(), options), withLines };
+    const { agentChart, ...parseOptions } = options;
+    const input: unknown = document.toJS();
+    return { spec: parseSpec(agentChart === undefined ? input : withAgentChart(input, agentChart), parseOptions), withLines };
   } catch (error) {
     // In the file's order, as a reader goes through it to mend them; the document's own problems first.
     if (error instanceof SpecError) throw new SpecError(sortByLine(withLines(error.problems)), error.source);

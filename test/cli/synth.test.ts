@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { ProbekitApp, ProbekitChart } from '../../src/cdk8s';
 import { SYNTH_OUTPUT } from '../../src/cli/synth';
 import { documentedExample, parseSpec, type SpecInput } from '../../src/model';
@@ -93,6 +93,43 @@ describe('the files', () => {
   });
 });
 
+describe('--chart', () => {
+  it("writes the values for the chart named, in place of the spec's agent.chart, as the app writes them for a spec naming it", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'spec.yaml'), stringify({ ...SPEC_INPUT, agent: { chart: 'prometheus' } }));
+    expect(await runCli(['synth', '--spec', 'spec.yaml', '--chart', 'victoria-metrics-agent'], {}, undefined, dir)).toMatchObject({ code: 0, stderr: '' });
+    const expected = appOutput({ ...SPEC_INPUT, agent: { chart: 'victoria-metrics-agent' } }, {});
+    expect(files(join(dir, 'dist'))).toEqual(expected);
+    expect(Array.isArray(parse(expected['probekit.agent-values.yaml']!.content).extraScrapeConfigs)).toBe(true);
+  });
+
+  it('applies to the documented example too', async () => {
+    const dir = tempDir();
+    expect((await runCli(['synth', '--chart', 'prometheus'], {}, undefined, dir)).code).toBe(0);
+    expect(typeof parse(readFileSync(join(dir, 'dist', 'probekit.agent-values.yaml'), 'utf8')).extraScrapeConfigs).toBe('string');
+  });
+
+  it("is checked with the spec's rules: a chart that needs more of the spec says what, at the file's line, and nothing is written", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'spec.yaml'), SPEC);
+    const result = await runCli(['synth', '--spec', 'spec.yaml', '--chart', 'alloy'], {}, undefined, dir);
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(result.stderr).toMatch(/^error: spec\.yaml:1: agent\.remoteWrite: required with chart alloy: give url /);
+    expect(readdirSync(dir)).toEqual(['spec.yaml']);
+  });
+
+  it('a chart probekit writes no values for is a mistake in the command line, in the words the spec gets', async () => {
+    expect(await runCli(['synth', '--chart', 'promethues'], {}, undefined, tempDir())).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: --chart promethues: the text "promethues" is not allowed; use one of generic, prometheus, victoria-metrics-agent, alloy, k8s-monitoring\n',
+    });
+    expect(() => parseSpec({ ...SPEC_INPUT, agent: { chart: 'promethues' as 'prometheus' } })).toThrow(
+      'agent.chart: the text "promethues" is not allowed; use one of generic, prometheus, victoria-metrics-agent, alloy, k8s-monitoring',
+    );
+  });
+});
+
 describe('refusals', () => {
   it('a spec with problems prints every one after its file, exits 1 and writes nothing, in --out or beside it', async () => {
     const dir = tempDir();
@@ -152,7 +189,10 @@ describe('refusals', () => {
 it('--help lists every flag with its default on stdout and exits 0', async () => {
   const result = await runCli(['synth', '--help']);
   expect(result).toMatchObject({ code: 0, stderr: '' });
-  expect(result.stdout).toMatch(/^usage: probekit synth \[--spec FILE\] \[--out DIR\]\n/);
+  expect(result.stdout).toMatch(/^usage: probekit synth \[--spec FILE\] \[--out DIR\] \[--chart NAME\]\n/);
+  expect(result.stdout).toMatch(
+    /\n {2}--chart NAME +the agent chart the values are written for: generic, prometheus, victoria-metrics-agent, alloy, k8s-monitoring \(default: the spec's agent\.chart, else generic\)\n/,
+  );
   expect(result.stdout).toMatch(/\n {2}--spec FILE +the spec to synthesize \(default: the PROBEKIT_SPEC environment variable, else the documented example\)\n/);
   expect(result.stdout).toMatch(/\n {2}-o, --out DIR +the folder the files are written to; .* \(default: dist\)\n/);
 });
