@@ -8,7 +8,8 @@
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isMainThread, MessageChannel, parentPort, receiveMessageOnPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
-import { ConfigError, loadConfigFile, type LoadedConfig, type LocatedProblem, type WrittenModules } from './load';
+import { ConfigError, loadConfigFile, type LoadedConfig, type WrittenModules } from './load';
+import type { Problem } from '../contract/problems';
 import { compileParsed, moduleRecord, type CompiledModule, type PatternCache } from './module';
 import { compileAllowList, type AllowedTargetsSection } from './allowed-targets';
 
@@ -26,7 +27,7 @@ const SLICE_MILLISECONDS = 10;
 type LoaderMessage =
   | { readonly kind: 'modules'; readonly modules: WrittenModules }
   | { readonly kind: 'loaded'; readonly notes: readonly string[]; readonly allowedTargets?: AllowedTargetsSection }
-  | { readonly kind: 'refused'; readonly file: string; readonly problems: readonly LocatedProblem[] }
+  | { readonly kind: 'refused'; readonly file: string; readonly problems: readonly Problem[] }
   | { readonly kind: 'failed'; readonly message: string };
 
 interface LoaderData {
@@ -129,7 +130,7 @@ export function loadConfigOffThread(file: string): Promise<LoadedConfig> {
             const written = message.allowedTargets;
             if (written === undefined) return { modules, notes: message.notes };
             // The worker compiled the same section without a problem, as for modules above.
-            const problems: LocatedProblem[] = [];
+            const problems: Problem[] = [];
             const allowedTargets = compileAllowList(written, ['allowed_targets'], problems);
             if (problems.length > 0) throw new ConfigError(file, problems);
             return { modules, notes: message.notes, allowedTargets, writtenAllowedTargets: written };

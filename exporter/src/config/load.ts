@@ -12,18 +12,13 @@ import { compileConfig, type CompiledConfig, type CompiledModule } from './modul
 import { decodeYaml, firstDocument, LineIndex, mergedEntries, parseYaml, YamlError, type YamlNode } from './yaml';
 import { formatProblem, type FieldPath, type Problem } from '../contract/problems';
 
-/** A problem of the config file, with the line of the field it is about when the file has that field. */
-export interface LocatedProblem extends Problem {
-  readonly line?: number;
-}
-
 /** A config file the exporter refuses: every problem found, printed one per line as `file:line: field: fix`. */
 export class ConfigError extends Error {
   constructor(
     readonly file: string,
-    readonly problems: readonly LocatedProblem[],
+    readonly problems: readonly Problem[],
   ) {
-    super(problems.map((problem) => formatProblem(problem, { source: file, line: problem.line })).join('\n'));
+    super(problems.map((problem) => formatProblem(problem, { source: file })).join('\n'));
     this.name = 'ConfigError';
   }
 }
@@ -76,7 +71,8 @@ export function configText(bytes: Uint8Array, file: string): string {
 /** A YAML file decoded by the field types of a schema, and how to put its lines on problems. */
 export interface DecodedConfigText {
   readonly decoded: unknown;
-  located(problems: readonly Problem[]): LocatedProblem[];
+  /** The problems with the line of their field (or of its nearest parent the file has) put on each. */
+  located(problems: readonly Problem[]): Problem[];
 }
 
 /**

@@ -10,7 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { compileAllowList } from '../config/allowed-targets';
 import { ConfigError } from '../config/load';
 import { compileParsed, moduleRecord, type CompiledConfig, type PatternCache } from '../config/module';
-import type { LocatedProblem } from '../config/load';
+import type { Problem } from '../contract/problems';
 import { Logger, ProbeLog, type Fields } from '../log';
 import { containEscapedErrors } from './escaped-errors';
 import { runProbe } from './probe-run';
@@ -42,7 +42,7 @@ function serve(port: NonNullable<typeof parentPort>, data: ProbeWorkerData): voi
 
   const configure = (message: Extract<ToWorker, { kind: 'configure' }>): ToMain => {
     const modules = moduleRecord();
-    const problems: LocatedProblem[] = [];
+    const problems: Problem[] = [];
     for (const [name, written] of message.modules) {
       const compiled = compileParsed(name, written, undefined, patterns);
       if ('problems' in compiled) problems.push(...compiled.problems);
