@@ -251,7 +251,7 @@ describe('every problem at once, in words', () => {
       'namespce: unknown field; did you mean "namespace"?',
       'exporter.replicas: must be at least 1',
       'modules.api.accessToken: required: the token sent as "Authentication: Bearer <token>", as { fromEnv: VAR } or { existingSecret: { name, key } }',
-      'modules.post.body: must be a text, not number 12',
+      'modules.post.body: must be text, not number 12',
       'modules[""]: a module needs a name; write one before the colon',
       'jobs[0].labels.bad-label: name must be a Prometheus label name: letters, digits and _, not starting with a digit',
       'jobs[0].scrapeTimeout: 20s is longer than scrapeInterval 15s, which Prometheus refuses; lower scrapeTimeout or raise scrapeInterval',
@@ -341,7 +341,7 @@ describe('every problem at once, in words', () => {
     const problems = problemsOf(minimal({ modules: { http_2xx: { prober: 'http', http } as never } }));
     expect(problems).toEqual([
       'modules.http_2xx.http.headers.X-Api-Key: must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not a number',
-      'modules.http_2xx.http.bearer_token: must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not true or false',
+      'modules.http_2xx.http.bearer_token: must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not a boolean',
       'modules.http_2xx.http.basic_auth.password: must be text, or a secret reference { fromEnv: VAR } or { existingSecret: { name, key } }, not a number',
     ]);
     for (const value of ['8675309', '4815162342']) expect(problems.join('\n')).not.toContain(value);

@@ -168,7 +168,19 @@ function pathOf(issue: SchemaIssue): FieldPath {
   return issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment));
 }
 
-const KIND_NAMES: Record<string, string> = { array: 'list', object: 'mapping', record: 'mapping', string: 'text', number: 'number', int: 'whole number', boolean: 'boolean (true or false)' };
+/** What a field expects, by the schema's name of the kind, as the end of "must be ...": `text`, `a list`. */
+const EXPECTED_KINDS: Readonly<Record<string, string>> = {
+  array: 'a list',
+  object: 'a mapping',
+  record: 'a mapping',
+  string: 'text',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+};
+
+/** The kind of a value given, as the end of "not ...": `text`, `a number`, `a list`. */
+const GIVEN_KINDS: Readonly<Record<string, string>> = { string: 'text', number: 'a number', bigint: 'a number', boolean: 'a boolean' };
 
 /** What a value is, quoting short text: `the text "yes"`, `number 5`, `a list`. */
 function kindOf(value: unknown): string {
@@ -179,14 +191,12 @@ function kindOf(value: unknown): string {
   return `${typeof value} ${String(value)}`;
 }
 
-/** The kinds of values, named without any value, for messages that must not repeat one. */
-const WITHHELD_KIND_NAMES: Readonly<Record<string, string>> = { array: 'a list', object: 'a mapping', string: 'text', number: 'a number', int: 'a whole number', boolean: 'true or false' };
-
 /** The kind of a value, never the value: `a number`, `text`, `a list`. */
 export function kindOfValue(value: unknown): string {
   if (value === null) return 'nothing (null)';
   if (Array.isArray(value)) return 'a list';
-  return WITHHELD_KIND_NAMES[typeof value] ?? typeof value;
+  if (typeof value === 'object') return 'a mapping';
+  return GIVEN_KINDS[typeof value] ?? typeof value;
 }
 
 function deepestBranch(branches: ReadonlyArray<readonly SchemaIssue[]>): readonly SchemaIssue[] | undefined {
@@ -227,8 +237,7 @@ export function schemaProblems(schema: SchemaDefinition, issues: readonly Schema
       case 'invalid_type': {
         const expected = issue.expected ?? 'something else';
         if (given === undefined) return [{ path, message: 'is required' }];
-        if (withhold) return [{ path, message: `must be ${WITHHELD_KIND_NAMES[expected] ?? expected}, not ${kindOfValue(given)}` }];
-        return [{ path, message: `must be a ${KIND_NAMES[expected] ?? expected}, not ${kindOf(given)}` }];
+        return [{ path, message: `must be ${EXPECTED_KINDS[expected] ?? expected}, not ${withhold ? kindOfValue(given) : kindOf(given)}` }];
       }
       case 'invalid_value': {
         const values = issue.values ?? [];

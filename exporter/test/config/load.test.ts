@@ -196,6 +196,6 @@ describe('config files blackbox_exporter reads', () => {
     expect(refusal(byName('a key given twice'))).toBe('blackbox.yml:4: mapping key "a" is given twice, first on line 2; keep one');
     expect(refusal(byName('an empty file'))).toBe('blackbox.yml:1: the file has no YAML document; write modules: and the modules under it');
     expect(refusal(byName('a timeout in days'))).toBe('blackbox.yml:4: modules.m.timeout: must be a duration such as 5s, 1.5s, 1m30s or 500ms');
-    expect(refusal(byName('a quoted "true" for a boolean'))).toBe('blackbox.yml:5: modules.m.http.fail_if_ssl: must be a boolean (true or false), not the text "true"');
+    expect(refusal(byName('a quoted "true" for a boolean'))).toBe('blackbox.yml:5: modules.m.http.fail_if_ssl: must be true or false, not the text "true"');
   });
 });

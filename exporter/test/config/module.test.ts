@@ -178,7 +178,7 @@ describe('module problems that withhold values', () => {
     const module = { prober: 'http', http: { bearer_token: 12345, compression: 'zip' } };
     expect(moduleProblems('api', module).map((problem) => formatProblem(problem))).toEqual([
       'modules.api.http.compression: the text "zip" is not allowed; use one of , gzip, br, deflate, identity',
-      'modules.api.http.bearer_token: must be a text, not number 12345',
+      'modules.api.http.bearer_token: must be text, not number 12345',
     ]);
     expect(moduleProblems('api', module, { withholdValues: true }).map((problem) => formatProblem(problem))).toEqual([
       'modules.api.http.compression: must be one of , gzip, br, deflate, identity',

@@ -51,6 +51,22 @@ describe('problems', () => {
       ]),
     );
     expect(found).toHaveLength(7);
-    expect(formatProblem(problemsOf({ name: 5 })[0]!)).toBe('spec.name: must be a text, not number 5');
+    expect(formatProblem(problemsOf({ name: 5 })[0]!)).toBe('spec.name: must be text, not number 5');
+  });
+
+  it.each([
+    [z.string(), 5, 'must be text, not number 5', 'must be text, not a number'],
+    [z.number(), 'five', 'must be a number, not the text "five"', 'must be a number, not text'],
+    [z.number().int(), 1.5, 'must be a whole number, not number 1.5', 'must be a whole number, not a number'],
+    [z.boolean(), 'yes', 'must be true or false, not the text "yes"', 'must be true or false, not text'],
+    [z.array(z.string()), { a: 1 }, 'must be a list, not a mapping', 'must be a list, not a mapping'],
+    [z.strictObject({}), [1], 'must be a mapping, not a list', 'must be a mapping, not a list'],
+    [z.record(z.string(), z.string()), true, 'must be a mapping, not boolean true', 'must be a mapping, not a boolean'],
+  ])('a wrong kind for %#: says the kind expected in words, and the value given or, withheld, its kind', (field, given, shown, withheld) => {
+    const result = field.safeParse(given, { reportInput: true });
+    expect(result.success).toBe(false);
+    const issues = result.success ? [] : result.error.issues;
+    expect(schemaProblems(field, issues).map((problem) => problem.message)).toEqual([shown]);
+    expect(schemaProblems(field, issues, [], { withholdValues: true }).map((problem) => problem.message)).toEqual([withheld]);
   });
 });
