@@ -32,9 +32,12 @@ export function createSkillsMcpServer(skills: readonly Skill[], context: SkillCo
   return server;
 }
 
+/** Where the skills server listens over HTTP unless told otherwise: this machine only. */
+export const DEFAULT_HTTP_HOST = '127.0.0.1';
+
 export interface HttpServeOptions {
   readonly port: number;
-  /** @default '127.0.0.1' */
+  /** @default DEFAULT_HTTP_HOST */
   readonly host?: string;
   /** When set, every MCP request must carry `Authorization: Bearer <token>`. */
   readonly bearerToken?: string;
@@ -84,7 +87,7 @@ export async function serveSkillsOverHttp(createServerForRequest: () => McpServe
   });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
-    http.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
+    http.listen(options.port, options.host ?? DEFAULT_HTTP_HOST, () => resolve());
   });
   return http;
 }

@@ -51,12 +51,13 @@ export interface Subcommand {
 
 /**
  * A command made of subcommands (`probekit search-engine create-key ...`): without a subcommand it prints its
- * usage and exits 2; `--help` and `-h` print it on stdout; an unknown one names the likely one.
+ * usage (each subcommand's line, and where its flags are told) and exits 2; `--help` and `-h` print it on stdout;
+ * an unknown one names the likely one.
  */
 export function commandGroup(name: string, summary: string, subcommands: Readonly<Record<string, Subcommand>>): Command {
   const usage = `usage:\n${Object.values(subcommands)
     .map((subcommand) => `  ${subcommand.usage}`)
-    .join('\n')}\n`;
+    .join('\n')}\n\nprobekit ${name} <command> --help lists a command's flags, their defaults and its exit codes\n`;
   return {
     summary,
     usage,
@@ -101,9 +102,7 @@ export function fromEnvironment(io: CliIo, flag: string, name: string, what: str
  * shell history would show it). A trailing newline of a file is not part of the secret.
  */
 export function readSecret(io: CliIo, what: string, envFlag: string, envName: string | undefined, fileFlag: string, file: string | undefined): string {
-  if ((envName === undefined) === (file === undefined)) {
-    throw new UsageError(`${what}: give exactly one of --${envFlag} VAR or --${fileFlag} FILE`);
-  }
+  checkPair(envFlag, envName, fileFlag, file, true, `the ${what}`);
   if (envName !== undefined) return fromEnvironment(io, envFlag, envName, what);
   let value: string;
   try {
@@ -135,19 +134,40 @@ export interface Flag {
   readonly help: string;
   /** The command cannot run without it: the usage shows it without brackets, and parseFlags refuses a line without it. */
   readonly required?: boolean;
+  /**
+   * The other flag of a pair that give one value two ways (a secret from a variable or from a file), declared on the
+   * first of the two: parseFlags refuses both at once; the usage shows them as one choice, `(--a VAR | --b FILE)`,
+   * and `required` on the first makes one of the two required.
+   */
+  readonly or?: string;
 }
 
 export type Flags = Readonly<Record<string, Flag>>;
 
-function flagName(name: string, flag: Flag): string {
-  return `${flag.short === undefined ? '' : `-${flag.short}, `}--${name}${flag.type === 'string' ? ` ${flag.value ?? 'VALUE'}` : ''}`;
+/** `--out DIR`, `--insecure`: a flag as the usage writes it. */
+function flagWord(name: string, flag: Flag): string {
+  return `--${name}${flag.type === 'string' ? ` ${flag.value ?? 'VALUE'}` : ''}`;
 }
 
-/** The usage line of a command from its flags: `probekit synth [--spec FILE] [--out DIR]`, a required one bare. */
+function flagName(name: string, flag: Flag): string {
+  return `${flag.short === undefined ? '' : `-${flag.short}, `}${flagWord(name, flag)}`;
+}
+
+/** The flag `name` makes a pair with (see Flag.or), whichever of the two declares it; undefined for a flag alone. */
+function partnerOf(name: string, flags: Flags): string | undefined {
+  return flags[name]?.or ?? Object.keys(flags).find((other) => flags[other]!.or === name);
+}
+
+/**
+ * The usage line of a command from its flags: `probekit synth [--spec FILE] [--out DIR]`, a required one bare, a
+ * pair as one choice: `(--password-env VAR | --password-file FILE)`, `[--api-token-env VAR | --api-token-file FILE]`.
+ */
 export function usageLine(command: string, flags: Flags): string {
-  const words = Object.entries(flags).map(([name, flag]) => {
-    const word = `--${name}${flag.type === 'string' ? ` ${flag.value ?? 'VALUE'}` : ''}`;
-    return flag.required ? word : `[${word}]${flag.multiple ? '...' : ''}`;
+  const words = Object.entries(flags).flatMap(([name, flag]) => {
+    if (flag.or === undefined && partnerOf(name, flags) !== undefined) return []; // written with the flag that declares the pair
+    const word = flag.or === undefined ? flagWord(name, flag) : `${flagWord(name, flag)} | ${flagWord(flag.or, flags[flag.or]!)}`;
+    if (flag.required) return [flag.or === undefined ? word : `(${word})`];
+    return [`[${word}]${flag.multiple ? '...' : ''}`];
   });
   return [command, ...words].join(' ');
 }
@@ -157,15 +177,20 @@ export function usageLine(command: string, flags: Flags): string {
  * flag with what it gives and its default (read from the flags), and the exit codes.
  */
 export function helpText(usage: string, flags: Flags, about: string, exitCodes?: string): string {
-  const rows = [...Object.entries(flags).map(([name, flag]) => [flagName(name, flag), flagDescription(flag)] as const), ['-h, --help', 'this help'] as const];
+  const rows = [...Object.entries(flags).map(([name, flag]) => [flagName(name, flag), flagDescription(name, flags)] as const), ['-h, --help', 'this help'] as const];
   const width = Math.max(...rows.map(([name]) => name.length));
   const table = rows.map(([name, text]) => `  ${name.padEnd(width)}  ${text}`).join('\n');
   return [usage, about.trim(), table, ...(exitCodes === undefined ? [] : [`exit codes: ${exitCodes}`])].join('\n\n');
 }
 
-function flagDescription(flag: Flag): string {
+/** What a flag gives, then in brackets whether it is required (alone or with the other of its pair), its default, and that it repeats. */
+function flagDescription(name: string, flags: Flags): string {
+  const flag = flags[name]!;
+  const partner = partnerOf(name, flags);
+  const required = flag.required ?? (partner !== undefined && flags[partner]!.or === name && flags[partner]!.required);
+  const pairing = partner === undefined ? undefined : required ? `required: this or --${partner}` : `not with --${partner}`;
   const fallback = flag.default ?? flag.defaultText;
-  const notes = [flag.required ? 'required' : undefined, fallback === undefined ? undefined : `default: ${fallback}`, flag.multiple ? 'repeat for more' : undefined].filter(Boolean);
+  const notes = [pairing ?? (required ? 'required' : undefined), fallback === undefined ? undefined : `default: ${fallback}`, flag.multiple ? 'repeat for more' : undefined].filter(Boolean);
   return notes.length === 0 ? flag.help : `${flag.help} (${notes.join('; ')})`;
 }
 
@@ -224,13 +249,22 @@ export function parseFlags<T extends OptionSpec>(
     throw new UsageError(flagMistake(error as Error, options, usage));
   }
   if ((parsed.values as { help?: boolean }).help) throw new HelpRequest(`usage: ${usage}\n`);
+  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  const hint = (name: string) => (options[name] as Partial<Flag> | undefined)?.help ?? `see ${commandOf(usage)} --help`;
   for (const [name, option] of Object.entries(options) as Array<[string, Partial<Flag>]>) {
-    if (option.required) required((parsed.values as Record<string, string | undefined>)[name], name, option.help ?? `see ${commandOf(usage)} --help`);
+    if (option.or !== undefined) checkPair(name, values[name], option.or, values[option.or], option.required === true, `${hint(name)}, or ${hint(option.or)}`);
+    else if (option.required) required(values[name] as string | undefined, name, hint(name));
   }
   return parsed as unknown as ReturnType<typeof parseArgs<{ args: string[]; options: T; strict: true; allowPositionals: boolean }>>;
 }
 
-export function required(value: string | undefined, flag: string, hint: string): string {
+function required(value: string | undefined, flag: string, hint: string): string {
   if (value === undefined || value === '') throw new UsageError(`--${flag} is required: ${hint}`);
   return value;
+}
+
+/** The two flags of a pair (Flag.or) as given: never both; one of them when `needed`. */
+function checkPair(first: string, firstValue: unknown, second: string, secondValue: unknown, needed: boolean, hint: string): void {
+  if (firstValue !== undefined && secondValue !== undefined) throw new UsageError(`--${first} and --${second} exclude each other: give one of them`);
+  if (needed && firstValue === undefined && secondValue === undefined) throw new UsageError(`--${first} or --${second} is required: ${hint}`);
 }

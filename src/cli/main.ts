@@ -24,14 +24,17 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
 
 function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
-  return `usage: probekit <command> [options]
-       probekit <command> --help
+  return `usage: probekit <command> [<subcommand>] [flags]
+       probekit <command> [<subcommand>] --help
        probekit --version
 
 commands:
 ${Object.entries(COMMANDS)
   .map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`)
   .join('\n')}
+
+--help after a command, or after a subcommand (probekit host render --help), lists its flags with their
+defaults, and its exit codes.
 
 exit codes: 0 done; 1 failed (a spec, a search engine or a file refused, a probe of probekit test); 2 a mistake in the command line
 `;

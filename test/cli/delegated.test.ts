@@ -44,8 +44,9 @@ describe('installed', () => {
 
   it("is a group of the package's subcommands: usage, help and a mistyped subcommand as every group's", async () => {
     const command = tools(installed);
-    expect(command.usage).toBe('usage:\n  probekit tools echo WORD\n');
-    await expect(command.run(['--help'], captured())).rejects.toEqual(new HelpRequest('usage:\n  probekit tools echo WORD\n'));
+    const usage = "usage:\n  probekit tools echo WORD\n\nprobekit tools <command> --help lists a command's flags, their defaults and its exit codes\n";
+    expect(command.usage).toBe(usage);
+    await expect(command.run(['--help'], captured())).rejects.toEqual(new HelpRequest(usage));
     await expect(command.run(['ecko'], captured())).rejects.toThrow('unknown tools command "ecko"; did you mean "echo"? the commands are echo (probekit tools --help)');
   });
 

@@ -27,3 +27,15 @@ export async function runCli(argv: readonly string[], env: Record<string, string
   const code = await main(argv, io);
   return { code, stdout, stderr };
 }
+
+/**
+ * The flag table of a command's `--help`, as flag → the note in brackets at the end of its line (`default: dist`,
+ * `required`, `not with --ca-file; default: ...`), or null for a line without one: `--out` of `  -o, --out DIR  ...`.
+ */
+export function helpNotes(help: string): Record<string, string | null> {
+  const rows = help.split('\n').flatMap((line) => {
+    const row = /^ {2}(?:-[a-zA-Z], )?(--[a-z][a-z-]*)(?: \S+)? {2,}(\S.*)$/.exec(line);
+    return row === null ? [] : [[row[1]!, /\(([^()]*)\)$/.exec(row[2]!)?.[1] ?? null] as const];
+  });
+  return Object.fromEntries(rows);
+}

@@ -1,7 +1,7 @@
 /**
  * `probekit assistant run` and `list`: one skill run from the command line against the Elasticsearch contract
  * server (assistant/test/support/elasticsearch.ts; no real Elasticsearch can run here), and the mistakes refused before any
- * request. Serving over MCP is assistant/test/mcp.test.ts.
+ * request; each command's --help. Serving over MCP is assistant/test/mcp.test.ts.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { LOG_INDEX_PATTERNS, skillsRole } from '../../src/api-key';
 import { SEARCH_ENGINE_ENV } from 'probekit/cli';
 import { BUILT_IN_SKILLS } from '../../src/skills';
-import { runCli } from '../../../test/support/cli';
+import { helpNotes, runCli } from '../../../test/support/cli';
 import { ContractElasticsearch } from '../support/elasticsearch';
 import { describeWithBinaries } from '../../../test/support/integration';
 import { OPENSSL } from '../../../exporter/loopback/tls-fixtures';
@@ -123,5 +123,52 @@ describeWithBinaries([OPENSSL])('probekit assistant', () => {
       const result = await runCli(['assistant', 'list', '--skills', shadow]);
       expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: skill "fetch_logs": another skill has this name; give the custom skill a name of its own\n' });
     });
+  });
+});
+
+describe('--help', () => {
+  const CONNECTION = {
+    '--url': `default: the ${SEARCH_ENGINE_ENV.url} environment variable`,
+    '--api-token-env': `not with --api-token-file; default: ${SEARCH_ENGINE_ENV.apiToken}`,
+    '--api-token-file': 'not with --api-token-env',
+    '--insecure': 'not with --ca-file',
+    '--ca-file': 'not with --insecure; default: the CAs Node trusts, with NODE_EXTRA_CA_CERTS',
+    '--skills': 'default: the built-in skills only',
+    '--fields': "default: each index's own, recognized from its mapping: ECS, OpenTelemetry, Fluent Bit",
+    '--target-logs': "default: none: only a Kubernetes Service's name says whose logs a target's are",
+    '--prometheus-url': 'default: none: each call names its own',
+    '--exporter-url': 'default: none: each call names its own',
+    '--help': null,
+  };
+
+  it.each([
+    [
+      'run',
+      { '--input': 'default: {}', ...CONNECTION },
+      /^usage: probekit assistant run SKILL \[--input JSON\] \[--url URL\] \[--api-token-env VAR \| --api-token-file FILE\] \[--insecure \| --ca-file FILE\] /,
+    ],
+    [
+      'serve',
+      { ...CONNECTION, '--http': 'default: none: MCP over stdin and stdout', '--host': 'default: 127.0.0.1', '--http-token-env': 'default: none: whoever reaches the address may call' },
+      /^usage: probekit assistant serve \[--url URL\] .* \[--http PORT\] \[--host ADDR\] \[--http-token-env VAR\]\n/,
+    ],
+    ['list', { '--skills': 'default: the built-in skills only', '--help': null }, /^usage: probekit assistant list \[--skills MODULE\]\n/],
+  ])('probekit assistant %s --help: exit 0, each flag on a line with its default, and the exit codes', async (sub, notes, usage) => {
+    const result = await runCli(['assistant', sub, '--help']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toMatch(usage);
+    expect(helpNotes(result.stdout)).toEqual(notes);
+    expect(result.stdout).toMatch(/\n\nexit codes: 0 [^\n]+; 2 [^\n]+\n$/);
+  });
+});
+
+describe('flag pairs: one value given one way', () => {
+  it.each([
+    [['--api-token-env', 'T', '--api-token-file', 'token'], 'error: --api-token-env and --api-token-file exclude each other: give one of them\n'],
+    [['--insecure', '--ca-file', 'ca.pem'], 'error: --insecure and --ca-file exclude each other: give one of them\n'],
+  ])('%j: refused, exit 2, before anything is read', async (flags, message) => {
+    for (const sub of [['run', 'count_logs'], ['serve']]) {
+      expect(await runCli(['assistant', ...sub, '--url', 'https://127.0.0.1:1', ...flags], { T: 'x' })).toEqual({ code: 2, stdout: '', stderr: message });
+    }
   });
 });

@@ -1,7 +1,8 @@
 /**
  * `probekit search-engine create-key` and `check`, run in-process against the Elasticsearch contract server
  * (assistant/test/support/elasticsearch.ts) as 7.17, 8.x and 9.x. No real Elasticsearch can run here; the server follows its
- * documented REST contract, refusing the media types each version refuses, over TLS with a CA the test makes.
+ * documented REST contract, refusing the media types each version refuses, over TLS with a CA the test makes. Each
+ * command's --help, and the flag pairs refused before any request, need no engine.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { renderSearchEngineSecret } from 'probekit/cli';
 import { ContractElasticsearch, CONTRACT_VERSIONS } from '../support/elasticsearch';
-import { runCli } from '../../../test/support/cli';
+import { helpNotes, runCli } from '../../../test/support/cli';
 import { describeWithBinaries } from '../../../test/support/integration';
 import { makeTlsPem, OPENSSL } from '../../../exporter/loopback/tls-fixtures';
 
@@ -114,7 +115,6 @@ describeWithBinaries([OPENSSL]).each(CONTRACT_VERSIONS)('probekit search-engine 
 
     it.each([
       [['--username', 'elastic', '--password-env', 'ES_PASSWORD', '--name', 'n'], "error: --url is required: the search engine's URL, e.g. https://elasticsearch.example:9200\n"],
-      [['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--name', 'n'], 'error: password: give exactly one of --password-env VAR or --password-file FILE\n'],
       [
         ['--url', 'https://127.0.0.1:1', '--username', 'elastic', '--password-env', 'UNSET', '--name', 'n'],
         'error: --password-env: environment variable UNSET is not set or empty; export it with the password\n',
@@ -257,10 +257,63 @@ describeWithBinaries([OPENSSL]).each(CONTRACT_VERSIONS)('probekit search-engine 
         'MISSING reachable: https://127.0.0.1:1: authenticating with the API token failed: connection to https://127.0.0.1:1 refused; check the URL and port and that the engine is running',
       );
     });
+  });
+});
 
-    it('needs a token source', async () => {
-      const result = await runCli(['search-engine', 'check', '--url', es.url]);
-      expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: API token: give exactly one of --api-token-env VAR or --api-token-file FILE\n' });
-    });
+describe('--help', () => {
+  const TLS = { '--insecure': 'not with --ca-file', '--ca-file': 'not with --insecure; default: the CAs Node trusts, with NODE_EXTRA_CA_CERTS' };
+
+  it.each([
+    [
+      'create-key',
+      {
+        '--url': 'required',
+        '--username': 'required',
+        '--password-env': 'required: this or --password-file',
+        '--password-file': 'required: this or --password-env',
+        '--name': 'required',
+        '--role': 'default: read-only',
+        '--indices': 'default: logs-*,filebeat-*,logstash-*',
+        '--expiration': 'default: 90d',
+        ...TLS,
+        '--output': 'default: encoded',
+        '--namespace': 'default: none; needed with --output secret',
+        '--help': null,
+      },
+      'usage: probekit search-engine create-key --url URL --username USER (--password-env VAR | --password-file FILE) --name NAME [--role PRESET] [--indices PATTERNS] [--expiration TIME] [--insecure | --ca-file FILE] [--output FORM] [--namespace NS]\n',
+    ],
+    [
+      'check',
+      {
+        '--url': 'required',
+        '--api-token-env': 'required: this or --api-token-file',
+        '--api-token-file': 'required: this or --api-token-env',
+        '--indices': 'default: logs-*,filebeat-*,logstash-*',
+        ...TLS,
+        '--help': null,
+      },
+      'usage: probekit search-engine check --url URL (--api-token-env VAR | --api-token-file FILE) [--indices PATTERNS] [--insecure | --ca-file FILE]\n',
+    ],
+  ])('probekit search-engine %s --help: exit 0, each flag on a line with its default or that it is required, and the exit codes', async (sub, notes, usage) => {
+    const result = await runCli(['search-engine', sub, '--help']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout.startsWith(usage)).toBe(true);
+    expect(helpNotes(result.stdout)).toEqual(notes);
+    expect(result.stdout).toMatch(/\n\nexit codes: 0 [^\n]+; 1 [^\n]+; 2 [^\n]+\n$/);
+  });
+});
+
+describe('flag pairs: a secret given one way, and one of the two required', () => {
+  const KEY = ['create-key', '--url', 'https://127.0.0.1:1', '--username', 'elastic', '--name', 'n'];
+  const CHECK = ['check', '--url', 'https://127.0.0.1:1'];
+
+  it.each([
+    [[...KEY], "error: --password-env or --password-file is required: the environment variable holding the user's password, or a file holding the user's password\n"],
+    [[...KEY, '--password-env', 'P', '--password-file', 'password'], 'error: --password-env and --password-file exclude each other: give one of them\n'],
+    [[...CHECK], 'error: --api-token-env or --api-token-file is required: the environment variable holding the API token, or a file holding the API token\n'],
+    [[...CHECK, '--api-token-env', 'T', '--api-token-file', 'token'], 'error: --api-token-env and --api-token-file exclude each other: give one of them\n'],
+    [[...CHECK, '--api-token-env', 'T', '--insecure', '--ca-file', 'ca.pem'], 'error: --insecure and --ca-file exclude each other: give one of them\n'],
+  ])('%j: exit 2, one line, before any request', async (args, message) => {
+    expect(await runCli(['search-engine', ...args], { P: 'S3cret-not-to-print', T: 'token' })).toEqual({ code: 2, stdout: '', stderr: message });
   });
 });
