@@ -86,7 +86,26 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
 }
 
+/**
+ * The exit status when the reader of stdout or stderr has gone (`probekit assistant list | head -1`): git, kubectl
+ * and coreutils are killed by SIGPIPE there, which the shell reports as 128 + 13. Node ignores SIGPIPE, so the
+ * write fails with EPIPE instead; the command then stops at once and quietly (nobody reads what it would say),
+ * with the status those programs give, so that `set -o pipefail` treats it as they are treated.
+ */
+const READER_GONE_EXIT = 128 + 13;
+
+/** Output that cannot be written ends the command: quietly when the reader has gone, else said on stderr (exit 1). */
+function endWhenOutputFails(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(READER_GONE_EXIT);
+    if (stream === process.stdout) process.stderr.write(`error: writing the output failed: ${error.message}\n`);
+    process.exit(1);
+  });
+}
+
 if (require.main === module) {
+  endWhenOutputFails(process.stdout);
+  endWhenOutputFails(process.stderr);
   const io = processIo();
   main(process.argv.slice(2), io).then(
     (code) => {
