@@ -153,7 +153,7 @@ describe('the problems of a module, as the contract reports them', () => {
     expect(lines('api', { prober: 'http', tcp: {}, http: { body: 'a', body_file: 'b', fail_if_body_matches_regexp: ['ok', '(unclosed'], body_size_limit: 'lots' } })).toEqual([
       'modules.api.tcp: module has prober http but a tcp section; rename the section or the prober',
       'modules.api.http.body_file: set body or body_file, not both',
-      'modules.api.http.body_size_limit: must be a size such as 1024, 512KB or 1MiB',
+      'modules.api.http.body_size_limit: must be a size with a unit, such as 512KB, 1.5MiB or 1024B (units B, KB to EB or KiB to EiB, powers of 1024, one spelling per value); 0 means no limit',
       'modules.api.http.fail_if_body_matches_regexp[1]: could not compile regular expression "(unclosed": missing closing ): `(unclosed`; rewrite it in RE2 syntax, which has no lookaround or backreferences and repeats at most 1000 times',
     ]);
   });

@@ -104,6 +104,10 @@ const RST_STREAM = frame(3, 0, 1, Buffer.from([0, 0, 0, 2]));
 const BAD_HPACK = frame(1, 4, 1, Buffer.from([0xff, 0xff, 0x7f]));
 /** A HEADERS frame for stream 1 with `:status: 200` (static table entry 8), ending the headers. */
 const STATUS_200 = frame(1, 4, 1, Buffer.from([0x88]));
+/** A HEADERS frame for stream 1 with `:status: 200` and `content-length: 1000` (static table entry 28, the value literal). */
+const STATUS_200_LENGTH_1000 = frame(1, 4, 1, Buffer.concat([Buffer.from([0x88, 0x5c, 0x04]), Buffer.from('1000')]));
+/** The first bytes of a body, then GOAWAY: the server goes away before the body reaches its content-length. */
+const BODY_CUT_BY_GOAWAY = Buffer.concat([SETTINGS, SETTINGS_ACK, STATUS_200_LENGTH_1000, frame(0, 0, 1, Buffer.from('par')), GOAWAY]);
 const http2Cases = (): Array<[string, Behaviour]> => [
   ['a reset on accept', resetAtOnce],
   ['a close on accept', closeAtOnce],
@@ -302,7 +306,12 @@ describeWithBinaries([REFERENCE_EXPORTER])('hostile targets, every prober, again
     await probeHostile(startHostileServer(behaviour), 'http_2xx', (port) => `https://127.0.0.1:${port}/`);
   });
 
-  it.each(http2Cases())('https over HTTP/2: %s', async (_name, behaviour) => {
+  it.each([
+    ...http2Cases(),
+    ['part of a body declaring 1000 bytes, then GOAWAY and a close', answer(BODY_CUT_BY_GOAWAY, 'close')],
+    ['part of a body declaring 1000 bytes, then GOAWAY and a stall', answer(BODY_CUT_BY_GOAWAY, 'stay')],
+    ['part of a body declaring 1000 bytes, then a close', answer(Buffer.concat([SETTINGS, SETTINGS_ACK, STATUS_200_LENGTH_1000, frame(0, 0, 1, Buffer.from('par'))]), 'close')],
+  ] as Array<[string, Behaviour]>)('https over HTTP/2: %s', async (_name, behaviour) => {
     await probeHostile(startHostileServer(behaviour, { tls: tls(['h2'])() }), 'http_2xx', (port) => `https://127.0.0.1:${port}/`);
   });
 

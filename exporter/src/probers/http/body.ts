@@ -54,14 +54,37 @@ export class BodyTooLarge extends Error {
   }
 }
 
+/** A body that ended before the length its response declared (the session went away under an HTTP/2 stream). */
+export class BodyCutShort extends Error {
+  /** As a stream closed early says it: the probe fails as for a connection lost. */
+  readonly code = 'ERR_STREAM_PREMATURE_CLOSE';
+  constructor(received: number, declared: number) {
+    super(`the body ended after ${received} of the ${declared} bytes its content-length declares`);
+  }
+}
+
+/** Counts the bytes that pass, as they came over the connection (before decompression). */
+function wireCounter(resources: Resources, count: (bytes: number) => void): Transform {
+  return resources.own(
+    new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        count(chunk.length);
+        done(null, chunk);
+      },
+    }),
+  );
+}
+
 /**
  * Reads the body to its end: decompressed as configured, cut at the size limit (an error, as upstream's
  * MaxBytesReader), kept in memory only when a body regexp needs it. Resolves to the byte count and text.
- * The stages run as one pipeline, so an error in any of them (a reset, a corrupt gzip stream) ends the read.
+ * The stages run as one pipeline, so an error in any of them (a reset, a corrupt gzip stream) ends the read;
+ * a body shorter than the length the response must have (IncomingResponse.wholeLength) is an error too.
  */
 export async function readBody(response: IncomingResponse, http: HttpSettings, keep: boolean, deadline: ProbeDeadline, resources: Resources): Promise<{ length: number; text: string }> {
   const limit = http.bodySizeLimit;
   let length = 0;
+  let wire = 0;
   const chunks: Buffer[] = [];
   const consume = async (source: AsyncIterable<Buffer>): Promise<void> => {
     for await (const chunk of source) {
@@ -71,15 +94,27 @@ export async function readBody(response: IncomingResponse, http: HttpSettings, k
     }
   };
   const decoder = decompressor(http.compression, resources);
-  if (decoder) await beforeDeadline(deadline, 'transfer', pipeline(response.body, decoder, consume));
+  if (decoder)
+    await beforeDeadline(
+      deadline,
+      'transfer',
+      pipeline(
+        response.body,
+        wireCounter(resources, (bytes) => (wire += bytes)),
+        decoder,
+        consume,
+      ),
+    );
   else {
     const onChunk = (chunk: Buffer): void => {
       length += chunk.length;
+      wire += chunk.length;
       if (limit > 0 && length > limit) response.body.destroy(new BodyTooLarge(limit));
       else if (keep) chunks.push(chunk);
     };
     await beforeDeadline(deadline, 'transfer', readToEnd(response.body, onChunk));
   }
+  if (wire < response.wholeLength) throw new BodyCutShort(wire, response.wholeLength);
   return { length, text: keep ? Buffer.concat(chunks).toString('utf8') : '' };
 }
 

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Problem } from '../../contract/problems';
 import type { CelProgram } from '../../config/cel';
 import { regexpSchema, type Pattern } from '../../config/regexp';
-import { parseByteSize } from '../../config/size';
+import { byteSizeProblem, parseByteSize } from '../../config/size';
 import { accepted, defineProber, refused, type CompileContext, type TargetGrammar } from '../definition';
 import { compileIpPreference, ipProtocolFields, type IpPreference } from '../shared/ip-protocol';
 import { compileTlsConfig, DEFAULT_TLS_CONFIG, tlsConfigSchema, tlsConfigWithAbsolutePaths, type TlsSettings } from '../shared/tls-config';
@@ -84,7 +84,7 @@ export const httpSectionSchema = z.strictObject({
   body_file: z.string().optional(),
   compression: z.enum(['', 'gzip', 'br', 'deflate', 'identity']).default(''),
   /** Bytes, or a size with a unit as upstream writes them (`1MB`, `512KiB`); 0 means no limit. */
-  body_size_limit: z.union([z.number().int().min(0), z.string()]).optional(),
+  body_size_limit: z.union([z.number(), z.string()]).optional(),
   // prometheus/common's HTTP client settings, inline in the http section as upstream has them.
   basic_auth: basicAuthSchema.optional(),
   authorization: authorizationSchema.optional(),
@@ -251,7 +251,7 @@ function compileHttp(http: HttpSection, context: CompileContext): HttpSettings {
   let bodySizeLimit = 0;
   if (http.body_size_limit !== undefined) {
     const bytes = parseByteSize(http.body_size_limit);
-    if (bytes === undefined) context.problem(['body_size_limit'], 'must be a size such as 1024, 512KB or 1MiB');
+    if (bytes === undefined) context.problem(['body_size_limit'], byteSizeProblem(http.body_size_limit));
     // Zero or negative means no limit, as upstream reads it.
     else bodySizeLimit = Math.max(0, bytes);
   }

@@ -68,6 +68,12 @@ export interface IncomingResponse {
   readonly tls?: TlsConnectionState;
   /** The Content-Length header, -1 when absent or when the body is chunked. */
   readonly contentLength: number;
+  /**
+   * The bytes the body must have for the response to be whole, when the transport leaves that to us to check
+   * (HTTP/2: Node's client ends a stream whose session went away as if the body were complete); -1 otherwise
+   * (HTTP/1.1, whose parser checks it, a HEAD request, a 204 or 304, no content-length).
+   */
+  readonly wholeLength: number;
 }
 
 function declaredLength(headers: ReadonlyArray<readonly [string, string]>, whenAbsent: number): number {
@@ -161,7 +167,7 @@ async function exchangeHttp1(socket: Socket, { hop, path, request, deadline, tim
   const [incoming] = await response;
   timings.responseStart = performance.now();
   const headers = http1Headers(incoming.rawHeaders);
-  return { status: incoming.statusCode ?? 0, proto: `HTTP/${incoming.httpVersion}`, headers, body: incoming, tls, contentLength: declaredLength(headers, -1) };
+  return { status: incoming.statusCode ?? 0, proto: `HTTP/${incoming.httpVersion}`, headers, body: incoming, tls, contentLength: declaredLength(headers, -1), wholeLength: -1 };
 }
 
 /**
@@ -199,7 +205,10 @@ async function exchangeHttp2(tlsSocket: TLSSocket, tls: TlsConnectionState, { ho
   const incoming = await response;
   timings.responseStart = performance.now();
   const received = http2Headers(incoming);
-  return { status: Number(incoming[':status'] ?? 0), proto: 'HTTP/2.0', headers: received, body: stream, tls, contentLength: declaredLength(received, -1) };
+  const status = Number(incoming[':status'] ?? 0);
+  const contentLength = declaredLength(received, -1);
+  const bodyless = request.method === 'HEAD' || status === 204 || status === 304;
+  return { status, proto: 'HTTP/2.0', headers: received, body: stream, tls, contentLength, wholeLength: bodyless ? -1 : contentLength };
 }
 
 /** Sends `request` to `hop` over a new connection and resolves with the response head; the body is left to read. */

@@ -497,6 +497,16 @@ describe('http prober over TLS', () => {
     expect(seen[0].version).toBe('1.1');
   });
 
+  it('over HTTP/2 a whole body passes against its content-length: compressed, and none after HEAD', async () => {
+    for (const [yaml, path] of [
+      ['compression: gzip', '/gzip'],
+      ['method: HEAD', '/gzip'],
+    ]) {
+      const { success, samples } = await runProbe(tlsModule(yaml), `${secureBase}${path}`);
+      expect({ yaml, success, version: value(samples, 'probe_http_version') }).toEqual({ yaml, success: true, version: 2 });
+    }
+  });
+
   it('POST with a JSON body over HTTP/2', async () => {
     const yaml = tlsModule('method: POST\nheaders:\n  Content-Type: application/json\nbody: \'{"hello":"world"}\'');
     expect((await runProbe(yaml, `${secureBase}/json`)).success).toBe(true);
