@@ -4,13 +4,13 @@
  * then each module compiled once into the form probes use (./module.ts), relative file paths taken from
  * the config file's directory, as upstream does.
  */
-import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
 import { configSchema, type Module } from './schema';
 import { compileConfig, type CompiledConfig, type CompiledModule } from './module';
 import { decodeYaml, firstDocument, LineIndex, mergedEntries, parseYaml, YamlError, type YamlNode } from './yaml';
 import { formatProblem, type FieldPath, type Problem } from '../contract/problems';
+import { readProblem, readRegularFile } from './regular-file';
 
 /** A config file the exporter refuses: every problem found, printed one per line as `file:line: field: fix`. */
 export class ConfigError extends Error {
@@ -110,13 +110,13 @@ export function parseConfig(text: string, file: string, compiled?: (name: string
   return { ...result.config, notes };
 }
 
-/** The config file's bytes, or a ConfigError that says why they cannot be read. */
+/** The config file's bytes (./regular-file.ts: a regular file, bounded), or a ConfigError that says why they cannot be read. */
 export async function readConfigFile(file: string): Promise<string> {
   let bytes: Uint8Array;
   try {
-    bytes = await readFile(file);
+    bytes = await readRegularFile(file);
   } catch (error) {
-    throw new ConfigError(file, [{ path: [], message: `cannot read the config file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }]);
+    throw new ConfigError(file, [{ path: [], message: `cannot read the config file: ${readProblem(error)}` }]);
   }
   return configText(bytes, file);
 }

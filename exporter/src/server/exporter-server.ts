@@ -5,7 +5,6 @@
  * stops accepting and lets the requests in flight finish, for a bounded time.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
@@ -13,6 +12,7 @@ import { ConfigError, loadConfigFile } from '../config/load';
 import { loadConfigOffThread } from '../config/load-worker';
 import { maskedConfigYaml } from '../config/mask';
 import { moduleRecord, type CompiledConfig } from '../config/module';
+import { readRegularFile } from '../config/regular-file';
 import { CONFIG_PATH, HEALTH_PATH, METRICS_PATH, PROBE_LOGS_PATH, PROBE_PATH, RELOAD_PATH, SCRAPE_TIMEOUT_HEADER } from '../contract/endpoints';
 import type { Logger, LogFormat, LogLevel } from '../log';
 import { BUILD_INFO, CONFIG_RELOAD_SUCCESS, CONFIG_RELOAD_SUCCESS_TIME, MODULE_UNKNOWN, TARGETS_REFUSED, type MetricDefinition } from '../metrics';
@@ -66,7 +66,7 @@ export interface ExporterOptions {
 async function fileChecksum(file: string): Promise<string | undefined> {
   try {
     return createHash('sha256')
-      .update(await readFile(file))
+      .update(await readRegularFile(file))
       .digest('hex');
   } catch {
     // The load itself reports the unreadable file.

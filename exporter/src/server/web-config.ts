@@ -7,8 +7,7 @@
  * and the fix) and again with every config reload; a file that fails keeps the previous one in force.
  */
 import { createHash, X509Certificate } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import { dirname, resolve } from 'node:path';
@@ -17,6 +16,7 @@ import type * as Bcrypt from 'bcryptjs';
 import { z } from 'zod';
 import { parseGoDuration, GO_DURATION_HINT } from '../config/duration';
 import { ConfigError, configText, decodeConfigText } from '../config/load';
+import { readProblem, readRegularFile, readRegularFileSync } from '../config/regular-file';
 import { LineIndex } from '../config/yaml';
 import { schemaProblems, type Problem } from '../contract/problems';
 
@@ -144,11 +144,11 @@ function bcryptProblem(hash: string): string | undefined {
 /** Reads a PEM file the web config names; a problem at `field` when it cannot. */
 function readPem(path: string, field: string, problems: Problem[]): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    return readRegularFileSync(path).toString('utf8');
   } catch (error) {
     problems.push({
       path: ['tls_server_config', field],
-      message: `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; give a readable PEM file (relative paths are taken from the web config file's directory)`,
+      message: `cannot read ${path}: ${readProblem(error)}; give a readable PEM file (relative paths are taken from the web config file's directory)`,
     });
     return undefined;
   }
@@ -266,9 +266,9 @@ export function parseWebConfig(text: string, file: string): WebConfig {
 export async function loadWebConfig(file: string): Promise<WebConfig> {
   let bytes: Uint8Array;
   try {
-    bytes = await readFile(file);
+    bytes = await readRegularFile(file);
   } catch (error) {
-    throw new ConfigError(file, [{ path: [], message: `cannot read the web config file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }]);
+    throw new ConfigError(file, [{ path: [], message: `cannot read the web config file: ${readProblem(error)}` }]);
   }
   return parseWebConfig(configText(bytes, file), file);
 }
@@ -348,7 +348,7 @@ export class WebGate {
       if (stamp === this.watchedStamp) return;
       this.watchedStamp = stamp;
       try {
-        this.replace(parseWebConfig(readFileSync(this.current.file, 'utf8'), this.current.file));
+        this.replace(parseWebConfig(configText(readRegularFileSync(this.current.file), this.current.file), this.current.file));
       } catch (error) {
         onError(error as Error);
       }

@@ -2,9 +2,11 @@
  * Files a module names (ca_file, credentials, secret headers, body_file) are read at every probe, as
  * upstream, so a rotated Secret takes effect without a reload. Reading means one stat while the file is
  * unchanged: the content is kept until the file's identity, size or times change (a Kubernetes Secret
- * update swaps a symlink, which changes the inode).
+ * update swaps a symlink, which changes the inode). A file is read as the config file is (a regular file,
+ * bounded: ../../config/regular-file.ts), so a FIFO or a device named here fails the probe at once.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { readProblem, readRegularFile } from '../../config/regular-file';
 
 interface Kept {
   readonly signature: string;
@@ -20,7 +22,7 @@ async function readFresh(path: string): Promise<Buffer> {
   const signature = `${now.dev}:${now.ino}:${now.size}:${now.mtimeMs}:${now.ctimeMs}`;
   const cached = kept.get(path);
   if (cached?.signature === signature) return cached.content;
-  const content = await readFile(path);
+  const content = await readRegularFile(path);
   kept.delete(path);
   if (kept.size >= FILES_KEPT) kept.delete(kept.keys().next().value as string);
   kept.set(path, { signature, content });
@@ -35,6 +37,6 @@ export async function readConfiguredFile(field: string, path: string): Promise<B
   try {
     return await readFresh(path);
   } catch (error) {
-    throw new ConfiguredFileError(`${field}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ConfiguredFileError(`${field}: cannot read ${path}: ${readProblem(error)}`);
   }
 }
