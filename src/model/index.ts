@@ -1,6 +1,7 @@
 export * from './spec';
 export * from './secret-ref';
 export * from './agent-chart';
+export { localExporterAddress } from './host';
 export * from './presets';
 export * from './example';
 export * from './load';

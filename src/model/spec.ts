@@ -49,8 +49,8 @@ export const DEFAULTS = {
     secretName: 'search-engine',
   },
   /**
-   * Where a browser reaches the exporter, for the debug links of the dashboard and the alerts: what
-   * `kubectl port-forward svc/<serviceName> 9115` (cluster) or an SSH tunnel (single machine) opens.
+   * Where a browser reaches the exporter in a cluster, for the debug links of the dashboard and the alerts: what
+   * `kubectl port-forward svc/<serviceName> 9115` opens. The host form's follows `host.listenAddress` (./host.ts).
    */
   exporterExternalUrl: `http://localhost:${EXPORTER_PORT}`,
   dashboard: {
@@ -179,7 +179,8 @@ export interface ExporterInput {
   readonly serviceName?: string;
   /**
    * Where a browser reaches the exporter (`kubectl port-forward svc/<serviceName> 9115`, an ingress): the base of the
-   * dashboard's and the alerts' debug links. @default http://localhost:9115
+   * dashboard's and the alerts' debug links. @default http://localhost:9115 in a cluster; on a single machine, where
+   * `host.listenAddress` says it listens (http://127.0.0.1:9115 unless set)
    */
   readonly externalUrl?: string;
   /**
@@ -378,8 +379,8 @@ export interface Spec {
   readonly alerts: { readonly enabled: boolean; readonly thresholds: AlertThresholds };
   /** Present when the spec asks for Prometheus Operator objects. */
   readonly operator?: OperatorSettings;
-  /** The single-machine form: where its exporter listens. */
-  readonly host: { readonly listenAddress: string };
+  /** The single-machine form: where its exporter listens, and the base of its files' debug links (./host.ts). */
+  readonly host: { readonly listenAddress: string; readonly externalUrl: string };
 }
 
 /** The exporter serving https from a `kubernetes.io/tls` Secret, and the agent's client certificate when one is required. */

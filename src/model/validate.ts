@@ -28,6 +28,7 @@ import { withDurationSuggestions, withRequiredHints } from './problems';
 import { readEnvSecret, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
 import { moduleSecrets, moduleWithSecretFiles, secretCandidateFields, secretFieldProblems, withoutSecrets } from './secret-fields';
 import { dashboardSettings, exporterSettings } from './defaults';
+import { hostSettings } from './host';
 import { jobSchema, moduleNameSchema, presetSchemas, secretRefSchema, specSchema } from './schema';
 import { DEFAULTS, kubernetesObjectName, MODULE_LABEL, type AlertThresholds, type Job, type ScrapeJob, type Spec, type SpecInput, type SpecModule } from './spec';
 
@@ -161,7 +162,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
       rules: operator.rules ?? DEFAULTS.operator.rules,
       labels: operator.labels ?? {},
     },
-    host: { listenAddress: host?.listenAddress ?? DEFAULTS.host.listenAddress },
+    host: hostSettings(host, exporter?.externalUrl),
   };
 }
 

@@ -17,11 +17,16 @@ export function hostMonitoringPaths(vendor: string, dashboardUid: string): HostM
   return { dashboard: `/etc/${vendor}/dashboards/${dashboardUid}.json`, rules: `/etc/${vendor}/rules/probekit.rules.yaml` };
 }
 
-/** The files the spec asks for: the dashboard unless `dashboard.enabled` is false, the rules unless `alerts.enabled` is. */
+/**
+ * The files the spec asks for: the dashboard unless `dashboard.enabled` is false, the rules unless `alerts.enabled`
+ * is. Their debug links go to the machine's exporter, at the host form's external URL (where it listens, unless the
+ * spec says otherwise), not at the cluster form's.
+ */
 export function renderHostMonitoringFiles(spec: Spec, vendor: string): HostFile[] {
   const paths = hostMonitoringPaths(vendor, spec.dashboard.uid);
+  const onHost: Spec = { ...spec, exporter: { ...spec.exporter, externalUrl: spec.host.externalUrl } };
   return [
-    ...(spec.dashboard.enabled ? [{ path: paths.dashboard, content: renderDashboardJson(spec), mode: 0o644 }] : []),
-    ...(spec.alerts.enabled ? [{ path: paths.rules, content: renderAlertRulesYaml(spec), mode: 0o644 }] : []),
+    ...(spec.dashboard.enabled ? [{ path: paths.dashboard, content: renderDashboardJson(onHost), mode: 0o644 }] : []),
+    ...(spec.alerts.enabled ? [{ path: paths.rules, content: renderAlertRulesYaml(onHost), mode: 0o644 }] : []),
   ];
 }

@@ -2,7 +2,7 @@
  * Spec to the agent's scrape jobs, one per spec job, with blackbox_exporter's three relabel rules: the target
  * becomes the `target` query parameter, the instance label carries the target, and the scrape goes to the exporter.
  */
-import { EXPORTER_PORT, METRICS_PATH, parseListenAddress, PROBE_PATH } from '@probekit/exporter';
+import { EXPORTER_PORT, METRICS_PATH, PROBE_PATH } from '@probekit/exporter';
 import { DEFAULTS, MODULE_LABEL, type ScrapeJob, type Spec } from '../model';
 
 export interface RelabelRule {
@@ -52,19 +52,8 @@ export function clusterExporterAddress(spec: Spec): string {
   return exporterServiceAddress(spec.exporter.serviceName, spec.namespace);
 }
 
-/** Hosts that mean every interface of the machine, and the loopback address an agent beside the exporter uses for each. */
-const WILDCARD_HOSTS: Readonly<Record<string, string>> = { '': '127.0.0.1', '0.0.0.0': '127.0.0.1', '::': '[::1]' };
-
-/**
- * The exporter as an agent on the same machine reaches it: at the address it listens on (`host.listenAddress`),
- * through loopback where that means every interface (`:9115`, `0.0.0.0:9115`, `[::]:9115`).
- */
-export function localExporterAddress(listenAddress: string): string {
-  const parsed = parseListenAddress(listenAddress);
-  if (parsed === undefined) throw new Error(`not a listen address: ${listenAddress}`);
-  const host = WILDCARD_HOSTS[parsed.host] ?? (parsed.host.includes(':') ? `[${parsed.host}]` : parsed.host);
-  return `${host}:${parsed.port}`;
-}
+/** The exporter as an agent on the same machine reaches it; the model fills the host form's external URL from it too. */
+export { localExporterAddress } from '../model';
 
 /**
  * The labels every target of a job carries: the job's own, and its module, which the probe's series do not
