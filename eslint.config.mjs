@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
 // Import boundaries. Another package is used only through its entry point (`@probekit/exporter`, `probekit` and its
 // command-line framework `probekit/cli`, `@probekit/assistant`), never through a deep path or a relative path into its
 // folder; the library does not depend on the assistant (the dispatcher loads the assistant's commands when it is
-// installed); the Pulumi program is no library; tests are not imported by what ships. Package exports make the same deep imports fail at run time (test/package/exports.test.ts).
+// installed); the Pulumi program is no library; tests are not imported by what ships. Package exports make the same deep imports fail at run time (test/package/exports.integration.test.ts).
 //
 // One exception, for tests and the benchmark only: exporter/loopback/, the loopback servers (DNS, TCP, gRPC health),
 // the throw-away TLS fixtures and the harness that starts the reference exporter and ours. Every package's tests and

@@ -1,9 +1,8 @@
 /** @type {import('jest').Config} */
-module.exports = {
+const shared = {
   testEnvironment: 'node',
   // Each package's tests beside it: the library's in test/, the exporter's, the assistant's and the stacks' in their folders.
   roots: ['<rootDir>/test', '<rootDir>/exporter/test', '<rootDir>/assistant/test', '<rootDir>/stacks/test'],
-  testMatch: ['**/*.test.ts'],
   // Packages import each other by name; the source condition resolves them to their TypeScript sources, so
   // tests never run against a stale build.
   testEnvironmentOptions: { customExportConditions: ['@probekit/source', 'node', 'node-addons'] },
@@ -13,9 +12,34 @@ module.exports = {
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 60000,
+  snapshotFormat: { escapeString: false, printBasicPrototype: false },
+};
+
+/**
+ * Two kinds of test, told apart by the file name (docs/development.md): unit tests (*.test.ts: no server, socket,
+ * child process or worker thread; `npm run test:unit`) and integration tests (*.integration.test.ts: real
+ * servers and programs). `npm test` runs both. A unit test file that listens, connects or starts a process or
+ * thread fails, naming the fix (test/support/unit-guard.ts).
+ */
+module.exports = {
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      testMatch: ['**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '\\.integration\\.test\\.ts$'],
+      setupFilesAfterEnv: ['<rootDir>/test/setup/unit.ts'],
+    },
+    {
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['**/*.integration.test.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/setup/integration.ts'],
+    },
+  ],
+  testTimeout: 60000,
   // A worker whose heap grew past this after a file is replaced before the next. Files leave their modules and
   // servers' remains in the worker: without a limit the heaps grew to 0.5 to 1.9 GB over the suite, and one full
   // collection of such a heap held a file's event loop for 1.5 s, failing tests that bound how long it may stall.
   workerIdleMemoryLimit: '512MB',
-  snapshotFormat: { escapeString: false, printBasicPrototype: false },
 };

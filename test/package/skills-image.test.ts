@@ -3,7 +3,7 @@
  * Dockerfile is checked against the facts it must agree with: the construct that runs it (command, port, health
  * path), the packages it installs (probekit's bin, with the exporter and the assistant, whose commands the bin runs),
  * the exporter's image (the same pinned base), and the files it copies. The packs are packaging/pack.mjs's, which
- * test/package/consumer.test.ts installs as a cdk8s user does (probekit and the exporter, without the assistant).
+ * test/package/consumer.integration.test.ts installs as a cdk8s user does (probekit and the exporter, without the assistant).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * Compiling a CEL expression at load: what upstream's cel-go refuses as an undeclared reference (a variable other
- * than body, a function CEL has not) is refused here too, and nothing valid is; see test/probers/http/cel.test.ts
+ * than body, a function CEL has not) is refused here too, and nothing valid is; see test/probers/http/cel.integration.test.ts
  * for the expressions evaluated against bodies.
  */
 import { compileCel } from '../../src/config/cel';

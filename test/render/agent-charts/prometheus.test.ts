@@ -1,7 +1,7 @@
 /**
  * The Prometheus community chart's values: the chart's contract, the text read back as the chart reads it (after
  * `tpl`), and the Secret files mounted where the jobs read them. promtool checks the same jobs in
- * test/integration/promtool.test.ts.
+ * test/integration/promtool.integration.test.ts.
  */
 import { parse, stringify } from 'yaml';
 import { prometheusChartValues, scrapeConfigsText } from '../../../src/render/agent-charts/prometheus';

@@ -74,7 +74,7 @@ describe('exporter image definition', () => {
   it('is multi-stage, pinned, non-root, exposes the exporter port with a health check on its health path', () => {
     const bases = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((match) => match[1]);
     expect(bases).toHaveLength(2);
-    // Pinned to a patch release; which one, test/image-node.test.ts holds to the Node the tests run the bundle with.
+    // Pinned to a patch release; which one, test/image-node.integration.test.ts holds to the Node the tests run the bundle with.
     for (const base of bases) expect(base).toMatch(/^node:\d+\.\d+\.\d+-[a-z]+-slim$/);
     expect(dockerfile).toMatch(/RUN npm ci\b/);
     expect(dockerfile).toMatch(/^USER node$/m);

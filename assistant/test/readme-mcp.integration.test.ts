@@ -3,7 +3,7 @@
  * server is started as they (and the shell lines beside them) say, with only the placeholders filled in (the
  * engine's URL and token, the bearer token, a free port for 8080), and the SDK's own MCP client lists the tools
  * through them and calls one. `probekit` on the PATH is the repository's command run from source, standing in for
- * an installed one (installing the packed package and running its bin is test/package/consumer.test.ts). The
+ * an installed one (installing the packed package and running its bin is test/package/consumer.integration.test.ts). The
  * engine is the Elasticsearch contract server (assistant/test/support/elasticsearch.ts): no real Elasticsearch can run here.
  */
 import { spawn } from 'node:child_process';

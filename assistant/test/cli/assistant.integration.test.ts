@@ -1,7 +1,7 @@
 /**
  * `probekit assistant run` and `list`: one skill run from the command line against the Elasticsearch contract
  * server (assistant/test/support/elasticsearch.ts; no real Elasticsearch can run here), and the mistakes refused before any
- * request; each command's --help. Serving over MCP is assistant/test/mcp.test.ts.
+ * request; each command's --help. Serving over MCP is assistant/test/mcp.integration.test.ts.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

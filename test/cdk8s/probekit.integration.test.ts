@@ -18,7 +18,7 @@ const full = synthesize(parseSpec(fullSpec, { env: fullEnv }), fullEnv);
 
 /**
  * The manifests as snapshots hold them: Secret values redacted, and the dashboard's JSON left to its own test
- * (test/render/dashboard.test.ts), standing here only as its uid.
+ * (test/render/dashboard.integration.test.ts), standing here only as its uid.
  */
 function forSnapshot(manifests: ReadonlyArray<Record<string, any>>): Array<Record<string, any>> {
   return redactSecrets(manifests).map((manifest) => {

@@ -66,7 +66,7 @@ describeWithBinaries([OPENSSL])('the skills over MCP', () => {
           { value: 'payments', count: 6 },
         ]),
     ],
-    // Its own test (probe-failures.test.ts) runs it against Prometheus; here it says what it needs.
+    // Its own test (probe-failures.integration.test.ts) runs it against Prometheus; here it says what it needs.
     [
       'probe_failure_logs',
       { target: 'https://checkout.shop.svc:8443/health' },

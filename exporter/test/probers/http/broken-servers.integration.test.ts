@@ -2,7 +2,7 @@
  * Servers that break the connection while the http prober reads a response: each used to end the whole
  * process with an 'error' event no listener took (ECONNRESET, "Parse Error: Invalid character in chunk
  * size", on the ClientRequest). Each must fail the probe, quickly, and raise nothing (an uncaught error
- * fails the test run). Every other phase and prober is in ../hostile.test.ts.
+ * fails the test run). Every other phase and prober is in ../hostile.integration.test.ts.
  */
 import { startHostileServer, type Behaviour, type HostileServer } from '../../../loopback/hostile-server';
 import { makeTlsFixtures, type TlsFixtures } from '../../../loopback/tls-fixtures';

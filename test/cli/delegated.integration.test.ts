@@ -2,7 +2,7 @@
  * Commands another package provides (src/cli/delegated.ts), with the package's loader injected: installed, the
  * group of its subcommands runs; not installed, one line says how to install it, exit 1, or 0 with it on stdout when
  * help is asked for. The real thing, `probekit assistant` in an app without @probekit/assistant and with it, is
- * test/package/consumer.test.ts.
+ * test/package/consumer.integration.test.ts.
  */
 import { CommandFailure, HelpRequest, type CliIo, type Subcommand } from '../../src/cli/command';
 import { delegatedCommand, installedCommands, type CommandsLoader } from '../../src/cli/delegated';

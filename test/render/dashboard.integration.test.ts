@@ -3,7 +3,7 @@
  * checked against what Grafana reads, as strictly as its documented model allows: built through the Grafana
  * Foundation SDK's types, then every panel's type, place, data source, queries and field config shape, the
  * variables and what the queries use of them, and every query's PromQL through Prometheus's own parser. The
- * end-to-end test (test/integration/endpoints-e2e.test.ts) runs every query against a real Prometheus.
+ * end-to-end test (test/integration/endpoints-e2e.integration.test.ts) runs every query against a real Prometheus.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

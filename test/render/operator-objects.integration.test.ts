@@ -2,7 +2,7 @@
  * The Prometheus Operator's objects: what a Probe, the ServiceMonitor and the PrometheusRule hold, checked against
  * the Operator's published schema at run time and against its types at compile time (every field we write is a
  * field of the Operator's, so none is silently pruned by the API server). That the Operator's scrape config for a
- * Probe puts the target into `instance` is shown with a real Prometheus in test/integration/endpoints-e2e.test.ts.
+ * Probe puts the target into `instance` is shown with a real Prometheus in test/integration/endpoints-e2e.integration.test.ts.
  */
 import type { IProbe } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/Probe' with { 'resolution-mode': 'import' };
 import type { IPrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule' with { 'resolution-mode': 'import' };
