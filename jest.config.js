@@ -21,22 +21,31 @@ const shared = {
  * servers and programs). `npm test` runs both. A unit test file that listens, connects or starts a process or
  * thread fails, naming the fix (test/support/unit-guard.ts).
  */
+const projects = [
+  {
+    ...shared,
+    displayName: 'unit',
+    testMatch: ['**/*.test.ts'],
+    testPathIgnorePatterns: ['/node_modules/', '\\.integration\\.test\\.ts$'],
+    setupFilesAfterEnv: ['<rootDir>/test/setup/unit.ts'],
+  },
+  {
+    ...shared,
+    displayName: 'integration',
+    testMatch: ['**/*.integration.test.ts'],
+    setupFilesAfterEnv: ['<rootDir>/test/setup/integration.ts'],
+  },
+];
+
+// npm run test:unit and test:integration run one kind through this variable rather than jest's --selectProjects,
+// which would take the paths given after it (npm run test:unit -- test/cli) for more project names.
+const kind = process.env.PROBEKIT_TESTS;
+if (kind !== undefined && !projects.some((project) => project.displayName === kind)) {
+  throw new Error(`PROBEKIT_TESTS=${kind}: expected unit or integration (or unset, for both)`);
+}
+
 module.exports = {
-  projects: [
-    {
-      ...shared,
-      displayName: 'unit',
-      testMatch: ['**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '\\.integration\\.test\\.ts$'],
-      setupFilesAfterEnv: ['<rootDir>/test/setup/unit.ts'],
-    },
-    {
-      ...shared,
-      displayName: 'integration',
-      testMatch: ['**/*.integration.test.ts'],
-      setupFilesAfterEnv: ['<rootDir>/test/setup/integration.ts'],
-    },
-  ],
+  projects: projects.filter((project) => kind === undefined || project.displayName === kind),
   testTimeout: 60000,
   // A worker whose heap grew past this after a file is replaced before the next. Files leave their modules and
   // servers' remains in the worker: without a limit the heaps grew to 0.5 to 1.9 GB over the suite, and one full

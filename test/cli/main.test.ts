@@ -1,14 +1,9 @@
 /**
  * `probekit` as users meet it: help for every command and subcommand, the version, the exit codes docs/cli.md
- * documents (0 done, 1 failed, 2 a mistake in the command line), and mistakes answered with what was meant; as a
- * program, a quiet end when the reader of its output has gone.
+ * documents (0 done, 1 failed, 2 a mistake in the command line), and mistakes answered with what was meant. As a
+ * program, with the reader of its output gone: main.integration.test.ts.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { closeSync, openSync } from 'node:fs';
-import { join } from 'node:path';
 import { version } from '../../package.json';
-import { FROM_SOURCE } from '../../exporter/loopback/from-source';
 import { COMMANDS } from '../../src/cli/main';
 import { runCli } from '../support/cli';
 
@@ -141,40 +136,5 @@ describe('mistakes: exit 2, one line naming what was meant', () => {
       stdout: '',
       stderr: 'error: PROBEKIT_SEARCH_ENGINE_URL=127.0.0.1:19201: not a URL; write https://127.0.0.1:19201\n',
     });
-  });
-});
-
-describe('as a program, when the reader of its output has gone (probekit ... | head -1)', () => {
-  const MAIN = join(__dirname, '..', '..', 'src', 'cli', 'main.ts');
-
-  /** Runs probekit from source with the reading end of `closed` shut before the program starts; resolves when it exits. */
-  async function withReaderGone(args: readonly string[], closed: 'stdout' | 'stderr') {
-    const child = spawn(process.execPath, [...FROM_SOURCE, MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    child[closed].destroy();
-    let output = '';
-    child[closed === 'stdout' ? 'stderr' : 'stdout'].on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const [code, signal] = (await once(child, 'exit')) as [number | null, string | null];
-    return { code, signal, output };
-  }
-
-  it.each([[['--help']], [['assistant', 'list']], [['assistant', 'run', '--help']], [['synth', '--help']], [['search-engine', 'check', '--help']]])(
-    '%j: stops with the status the shell reports for SIGPIPE (141), saying nothing',
-    async (args) => {
-      expect(await withReaderGone(args, 'stdout')).toEqual({ code: 141, signal: null, output: '' });
-    },
-  );
-
-  it('stderr gone as well: a usage error that cannot be said ends the same way', async () => {
-    expect(await withReaderGone(['deploy'], 'stderr')).toEqual({ code: 141, signal: null, output: '' });
-  });
-
-  it('output that fails otherwise (a full disk: /dev/full) is said on stderr, exit 1', async () => {
-    const full = openSync('/dev/full', 'w');
-    const child = spawn(process.execPath, [...FROM_SOURCE, MAIN, '--help'], { stdio: ['ignore', full, 'pipe'] });
-    closeSync(full);
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const [code] = (await once(child, 'exit')) as [number | null];
-    expect({ code, stderr }).toEqual({ code: 1, stderr: 'error: writing the output failed: ENOSPC: no space left on device, write\n' });
   });
 });
