@@ -3,6 +3,7 @@
  * (--log.level). Field values are written as given: callers never pass secrets (the config is logged only
  * through its masked form).
  */
+import { maskUrl, SECRET_MASK, urlSecrets } from './config/mask';
 import type { ProbeLogger } from './probers/types';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
@@ -119,12 +120,33 @@ export class ProbeLog extends LevelledLogger {
   constructor(
     private readonly exporterLog: Logger,
     private readonly context: Fields,
+    /** Texts no line may show (a target's password): replaced by <secret> in every field, whatever quotes them. */
+    private readonly secrets: readonly string[] = [],
   ) {
     super();
   }
 
+  /**
+   * The log of a probe of `target` with module `module`: lines name the target masked, and no field of any
+   * line shows a password the target holds, in any form (an error quoting the URL, a decoded password).
+   */
+  static forTarget(exporterLog: Logger, module: string, target: string): ProbeLog {
+    return new ProbeLog(exporterLog, { module, target: maskUrl(target) }, urlSecrets(target));
+  }
+
+  /** The target as this log shows it. */
+  get shownTarget(): string {
+    return String(this.context.target ?? '');
+  }
+
+  private redacted(fields: Fields): Fields {
+    if (this.secrets.length === 0) return fields;
+    const redact = (text: string): string => this.secrets.reduce((result, secret) => result.split(secret).join(SECRET_MASK), text);
+    return Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, typeof value === 'string' || (value !== null && typeof value === 'object') ? redact(asText(value)) : value]));
+  }
+
   log(level: LogLevel, message: string, fields: Fields = {}): void {
-    const all = { ...this.context, ...fields };
+    const all = { ...this.context, ...this.redacted(fields) };
     const at = Date.now();
     this.entries.push({ at, level, message, fields: all });
     if (levelEnabled(level, this.exporterLog.proberThreshold)) this.exporterLog.write(this.exporterLog.format(level, message, all, at));

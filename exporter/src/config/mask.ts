@@ -14,16 +14,55 @@ const SECRET_FIELDS = new Set(['password', 'credentials', 'bearer_token', 'clien
 
 const CREDENTIAL_HEADER = /auth|token|secret|key|cookie|password|session/i;
 
-/** A URL with its password (userinfo) replaced by <secret>; other text unchanged. */
-export function maskUrl(text: string): string {
-  try {
-    const url = new URL(text);
-    if (url.password === '') return text;
-    url.password = SECRET_MASK;
-    return decodeURIComponent(url.toString());
-  } catch {
-    return text;
+/**
+ * Where a password may sit in `text`: in every stretch between the text's ends and `/`, `\\`, `?` or `#`
+ * (where a URL's authority ends, as WHATWG and RFC 3986 parse it), what lies after the first `:` and before
+ * the last `@`. The text is read as written, never parsed: a target that is not a well-formed URL (a stray
+ * `%`, a space, a NUL) is masked as surely as one that is, so masking fails closed. A path holding `:` and
+ * `@` in one segment (`/a:b@c`) is masked too: better a masked path than a shown password.
+ */
+function secretSpans(text: string): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  const stretch = /[^/\\?#]+/g;
+  for (let match = stretch.exec(text); match; match = stretch.exec(text)) {
+    const at = match[0].lastIndexOf('@');
+    const colon = match[0].indexOf(':');
+    if (at > 0 && colon >= 0 && colon < at) spans.push([match.index + colon + 1, match.index + at]);
   }
+  return spans;
+}
+
+/** `text` (a target, a proxy URL) with every password it may hold replaced by <secret>; the rest as written. */
+export function maskUrl(text: string): string {
+  let shown = '';
+  let from = 0;
+  for (const [start, end] of secretSpans(text)) {
+    shown += `${text.slice(from, start)}${SECRET_MASK}`;
+    from = end;
+  }
+  return shown + text.slice(from);
+}
+
+/** %XX sequences decoded where they are well-formed, the rest kept: the password as a client would send it. */
+function lenientDecode(text: string): string {
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'));
+}
+
+/**
+ * The passwords `text` may hold, as written, decoded, and without the tabs and newlines a URL parser drops:
+ * what a probe's log lines must not show, whichever form a prober's message quotes.
+ */
+export function urlSecrets(text: string): string[] {
+  const secrets = new Set<string>();
+  for (const [start, end] of secretSpans(text)) {
+    const written = text.slice(start, end);
+    for (const form of [written, written.replace(/[\t\n\r]/g, '')]) {
+      secrets.add(form);
+      secrets.add(lenientDecode(form));
+    }
+  }
+  secrets.delete('');
+  return [...secrets].sort((a, b) => b.length - a.length);
 }
 
 function maskValue(key: string, value: unknown, parentKey: string | undefined): unknown {

@@ -46,7 +46,7 @@ export interface TargetProbeResult {
 }
 
 /** The runtime, loaded once on first use. */
-let runtime: { probeRun: typeof import('../server/probe-run'); timeout: typeof import('../server/probe-timeout'); log: typeof import('../log'); mask: typeof import('../config/mask') } | undefined;
+let runtime: { probeRun: typeof import('../server/probe-run'); timeout: typeof import('../server/probe-timeout'); log: typeof import('../log') } | undefined;
 
 function loadRuntime(): NonNullable<typeof runtime> {
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, so that importing the contract loads no prober */
@@ -54,7 +54,6 @@ function loadRuntime(): NonNullable<typeof runtime> {
     probeRun: require('../server/probe-run') as typeof import('../server/probe-run'),
     timeout: require('../server/probe-timeout') as typeof import('../server/probe-timeout'),
     log: require('../log') as typeof import('../log'),
-    mask: require('../config/mask') as typeof import('../config/mask'),
   };
   /* eslint-enable @typescript-eslint/no-require-imports */
   return runtime;
@@ -67,12 +66,11 @@ function loadRuntime(): NonNullable<typeof runtime> {
 export async function probeTarget(moduleName: string, module: unknown, target: string, options: TargetProbeOptions = {}): Promise<TargetProbeResult> {
   const compiled = compileModule(moduleName, module, options.directory ?? process.cwd());
   if ('problems' in compiled) throw new ProblemsError(compiled.problems);
-  const { probeRun, timeout, log, mask } = loadRuntime();
+  const { probeRun, timeout, log } = loadRuntime();
   const timeoutSeconds = timeout.probeTimeoutSeconds(compiled.module.timeoutMs, options.scrapeTimeoutSeconds?.toString(), timeout.DEFAULT_TIMEOUT_OFFSET_SECONDS);
-  const shownTarget = mask.maskUrl(target);
   // The probe's lines stay in its own log; nothing goes to the caller's output.
-  const probeLog = new log.ProbeLog(new log.Logger('error', () => undefined), { module: moduleName, target: shownTarget });
-  const run = await probeRun.runProbe(moduleName, compiled.module, target, shownTarget, probeLog, { timeoutSeconds, abandoned: options.signal });
+  const probeLog = log.ProbeLog.forTarget(new log.Logger('error', () => undefined), moduleName, target);
+  const run = await probeRun.runProbe(moduleName, compiled.module, target, probeLog.shownTarget, probeLog, { timeoutSeconds, abandoned: options.signal });
   const metrics = run.registry.getMetricsAsJSON();
   const samples = metrics.flatMap((metric) => metric.values.map((sample) => ({ name: metric.name, labels: sample.labels as Record<string, string>, value: sample.value })));
   return { success: run.success, ...(run.failure ? { failure: run.failure } : {}), durationSeconds: run.durationSeconds, samples, log: probeLog.entries };

@@ -6,7 +6,7 @@
  */
 import type { Counter } from 'prom-client';
 import type { ProbeFailure } from '../contract/failure-reasons';
-import { maskedModuleYaml, maskUrl } from '../config/mask';
+import { maskedModuleYaml } from '../config/mask';
 import type { CompiledConfig, CompiledModule } from '../config/module';
 import { runProbe } from './probe-run';
 import { probeTimeoutSeconds } from './probe-timeout';
@@ -95,8 +95,8 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
   }
 
   // A target may carry credentials (https://user:password@host/); logs and history show it masked.
-  const shownTarget = maskUrl(target);
-  const probeLog = new ProbeLog(context.log, { module: moduleName, target: shownTarget });
+  const probeLog = ProbeLog.forTarget(context.log, moduleName, target);
+  const shownTarget = probeLog.shownTarget;
   const started = performance.now();
   let answer: ProbeAnswer;
   if (context.pool) {

@@ -59,7 +59,7 @@ function serve(port: NonNullable<typeof parentPort>, data: ProbeWorkerData): voi
   const probe = async (message: Extract<ToWorker, { kind: 'probe' }>): Promise<ToMain> => {
     const config = configs.get(message.generation);
     const module = config?.modules[message.module];
-    const probeLog = new ProbeLog(log, { module: message.module, target: message.shownTarget });
+    const probeLog = ProbeLog.forTarget(log, message.module, message.target);
     const abandoned = new AbortController();
     running.set(message.id, abandoned);
     try {
