@@ -20,8 +20,9 @@ import { selfListener, type SelfListener } from '../probers/shared/target-guard'
 import { EXPORTER_VERSION } from '../version';
 import { containEscapedErrors } from './escaped-errors';
 import { FreeMemoryRelease } from './free-memory';
-import { ProbeHistory } from './history';
+import { parseProbeId, ProbeHistory } from './history';
 import { handleProbe } from './probe-handler';
+import { requestQuery } from './query';
 import type { ProbePool } from './probe-pool';
 import { statusPage } from './status-page';
 import { loadWebConfig, WebGate, type WebConfig } from './web-config';
@@ -184,6 +185,9 @@ export class Exporter {
 
   private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://exporter');
+    // The query as the client wrote it, which upstream reads (a URL parser would re-encode it first).
+    const rawUrl = request.url ?? '';
+    const query = requestQuery(rawUrl.includes('?') ? rawUrl.slice(rawUrl.indexOf('?') + 1) : '');
     const send = (status: number, contentType: string, body: string): void => {
       response.writeHead(status, { 'Content-Type': contentType });
       response.end(body);
@@ -223,7 +227,7 @@ export class Exporter {
             self: this.self,
             pool: this.pool,
           },
-          url.searchParams,
+          query,
           Array.isArray(scrapeTimeout) ? scrapeTimeout[0] : scrapeTimeout,
           openMetrics,
           abandoned.signal,
@@ -245,7 +249,10 @@ export class Exporter {
       case CONFIG_PATH:
         return send(200, 'text/plain; charset=utf-8', maskedConfigYaml(this.config));
       case PROBE_LOGS_PATH: {
-        const record = this.history.get(Number(url.searchParams.get('id')));
+        const written = query.get('id');
+        const id = parseProbeId(written);
+        if (id === undefined) return text(400, `Invalid probe id ${JSON.stringify(written ?? '')}: give id=N, N the number of a probe the status page links\n`);
+        const record = this.history.get(id);
         return record ? text(200, record.debugOutput()) : text(404, 'Probe not found; it may have left the history\n');
       }
       case '/':

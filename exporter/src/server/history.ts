@@ -36,3 +36,14 @@ export class ProbeHistory {
     return this.records.find((record) => record.id === id);
   }
 }
+
+/**
+ * The `id` of /logs?id=N, read as upstream reads it (Go's strconv.ParseInt(text, 10, 64)): decimal digits
+ * after an optional sign, within 64 bits; anything else (empty, 0x1, 1.0, 1e3, a space) is no id.
+ */
+export function parseProbeId(text: string | null): number | undefined {
+  if (text === null || !/^[+-]?[0-9]+$/.test(text)) return undefined;
+  const id = BigInt(text);
+  if (id < -(2n ** 63n) || id >= 2n ** 63n) return undefined;
+  return Number(id);
+}

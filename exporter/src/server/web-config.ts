@@ -11,6 +11,7 @@ import { statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import { dirname, resolve } from 'node:path';
+import { isIP } from 'node:net';
 import { createSecureContext, type SecureContextOptions, type TLSSocket } from 'node:tls';
 import type * as Bcrypt from 'bcryptjs';
 import { z } from 'zod';
@@ -19,6 +20,7 @@ import { ConfigError, configText, decodeConfigText } from '../config/load';
 import { readProblem, readRegularFile, readRegularFileSync } from '../config/regular-file';
 import { LineIndex } from '../config/yaml';
 import { schemaProblems, type Problem } from '../contract/problems';
+import { ip16 } from '../probers/shared/ip-bytes';
 
 /** Go's names for the cipher suites it accepts, and OpenSSL's for the same suite. */
 const TLS12_CIPHER_SUITES: Readonly<Record<string, string>> = {
@@ -288,11 +290,34 @@ export function clientCertificateRefusal(tls: WebTls, socket: TLSSocket): string
   const given = certificate !== null && Object.keys(certificate).length > 0;
   if (!given) return tls.requireCertificate ? 'no client certificate' : undefined;
   if (tls.verifyGiven && !socket.authorized) return `client certificate not trusted: ${String(socket.authorizationError)}`;
-  if (tls.allowedSans) {
-    const names = (certificate.subjectaltname ?? '').split(', ').map((entry) => entry.slice(entry.indexOf(':') + 1));
-    if (!names.some((name) => tls.allowedSans!.includes(name))) return 'client certificate names none of client_allowed_sans';
+  if (tls.allowedSans && !certificateNames(certificate.subjectaltname ?? '').some((name) => tls.allowedSans!.some((allowed) => sanMatches(name, allowed)))) {
+    return 'client certificate names none of client_allowed_sans';
   }
   return undefined;
+}
+
+/** A certificate's subject alternative names as Node writes them (`DNS:a, IP Address:0:0:0:0:0:0:0:1, URI:"u,v"`). */
+function certificateNames(subjectAltName: string): Array<{ readonly type: string; readonly value: string }> {
+  const names: Array<{ type: string; value: string }> = [];
+  // A value holding a comma or quote is written as a JSON string.
+  const entry = /([^:,]+):("(?:[^"\\]|\\.)*"|[^,]*)(?:, |$)/g;
+  for (let match = entry.exec(subjectAltName); match && match[0] !== ''; match = entry.exec(subjectAltName)) {
+    const raw = match[2];
+    names.push({ type: match[1], value: raw.startsWith('"') ? (JSON.parse(raw) as string) : raw });
+  }
+  return names;
+}
+
+/**
+ * Whether a certificate's name is the allowed one. An IP SAN is compared as an address, as Go compares the
+ * address it parsed: Node writes ::1 as 0:0:0:0:0:0:0:1, and ::ffff:127.0.0.1 is 127.0.0.1. Other names
+ * are compared as text, as the toolkit does.
+ */
+function sanMatches(name: { readonly type: string; readonly value: string }, allowed: string): boolean {
+  if (name.type !== 'IP Address') return name.value === allowed;
+  if (isIP(name.value) === 0 || isIP(allowed) === 0 || allowed.includes('%')) return false;
+  const [a, b] = [ip16(name.value), ip16(allowed)];
+  return a.every((byte, index) => byte === b[index]);
 }
 
 /**

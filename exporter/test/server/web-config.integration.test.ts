@@ -234,6 +234,41 @@ describeWithBinaries([OPENSSL])('the exporter behind a web config', () => {
     }
   });
 
+  it('compares IP names of client_allowed_sans as addresses: ::1 in the file lets in a certificate naming IP ::1', async () => {
+    const named = makeTlsFixtures({ clientNames: ['IP:::1', 'IP:127.0.0.1', 'DNS:client.test'] });
+    const webFile = join(dir, 'ip-sans-web.yml');
+    const writeWeb = (sans: readonly string[]) =>
+      writeFileSync(
+        webFile,
+        [
+          'tls_server_config:',
+          `  cert_file: ${named.serverCertFile}`,
+          `  key_file: ${named.serverKeyFile}`,
+          '  client_auth_type: RequireAndVerifyClientCert',
+          `  client_ca_file: ${named.caFile}`,
+          `  client_allowed_sans: ${JSON.stringify(sans)}`,
+          '',
+        ].join('\n'),
+      );
+    writeWeb(['::1']);
+    const exporter = new Exporter({ configFile: join(dir, 'blackbox.yml'), timeoutOffsetSeconds: 0.5, historyLimit: 10, log: new Logger('error'), webConfigFile: webFile });
+    await exporter.reload();
+    const baseUrl = `https://127.0.0.1:${await exporter.listen('127.0.0.1', 0)}`;
+    const client = { cert: readFileSync(named.clientCertFile, 'utf8'), key: readFileSync(named.clientKeyFile, 'utf8') };
+    try {
+      const accepted = [['::1'], ['0:0:0:0:0:0:0:1'], ['0000::0001'], ['127.0.0.1'], ['::ffff:127.0.0.1'], ['::ffff:7f00:1'], ['client.test']];
+      const refused = [['::2'], ['127.0.0.2'], ['::1%lo'], ['fe80::1'], ['CLIENT.TEST'], ['::ffff:127.0.0.2'], ['1']];
+      for (const sans of [...accepted, ...refused]) {
+        writeWeb(sans);
+        await exporter.reload();
+        expect({ sans, status: (await ask(baseUrl, named.ca, client)).status }).toEqual({ sans, status: accepted.includes(sans) ? 200 : 'refused' });
+      }
+    } finally {
+      await exporter.close();
+      named.cleanup();
+    }
+  });
+
   it('picks up a renewed certificate written over the old files', async () => {
     const renewed = makeTlsFixtures({ caName: 'renewing CA' });
     const certFile = join(dir, 'renewing.crt');

@@ -327,6 +327,15 @@ export function parseZonedUrl(text: string, base?: ZonedUrl): ZonedUrl {
 /** A URL; as upstream, a target that does not start with exactly http:// or https:// is taken as http://. */
 export const httpTarget: TargetGrammar<HttpTarget> = {
   parse(target) {
+    // Go's url.Parse refuses these, so upstream fails the probe; a WHATWG parser would encode them and go on.
+    const control = [...target].find((character) => character < ' ' || character === '\u007f');
+    if (control !== undefined) {
+      const code = control.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0');
+      return refused(`holds the control character U+00${code}; remove it, or write it percent-encoded (%${code})`);
+    }
+    // The query is the one part Go leaves as written.
+    if (/%(?![0-9A-Fa-f]{2})/.test(target.replace(/\?[^#]*/, (query) => query.replace(/%/g, ''))))
+      return refused('holds a % not followed by two hex digits outside its query; write a literal % as %25');
     const schemeWritten = /^https?:\/\//.test(target);
     try {
       return accepted({ ...parseZonedUrl(schemeWritten ? target : `http://${target}`), schemeWritten });
