@@ -59,7 +59,10 @@ describe('a target with a password in it', () => {
   });
 
   it('shows no password anywhere, whatever the target holds around it', async () => {
-    const password = fc.string({ unit: 'binary', minLength: 6, maxLength: 16 }).filter((candidate) => !/[/\\?#]/.test(candidate) && candidate.trim() === candidate && !candidate.includes('<secret>'));
+    // A password of word characters alone could be a word the page or the metrics hold anyway (length, error).
+    const password = fc
+      .string({ unit: 'binary', minLength: 6, maxLength: 16 })
+      .filter((candidate) => !/[/\\?#]/.test(candidate) && !/^[\w .:=-]*$/.test(candidate) && candidate.trim() === candidate && !candidate.includes('<secret>'));
     const rest = fc.constantFrom('/ok?discount=50%off', '/a%zz', '/%00', '/ x', '/\u00e9t\u00e9', '/%', '');
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('http_2xx', 'tcp_connect'), password, rest, async (module, secret, path) => {
