@@ -10,7 +10,8 @@ import { renderSearchEngineSecret } from 'probekit/cli';
 import { applyObjects, type KubernetesObject } from './objects';
 
 export interface AgentRelease {
-  readonly chart: string;
+  /** The Helm chart to install (stacks/config.ts: probekit:agent.helmChart). */
+  readonly helmChart: string;
   readonly repository?: string;
   readonly version?: string;
   readonly releaseName: string;
@@ -76,7 +77,7 @@ export class ProbekitCluster extends pulumi.ComponentResource {
       `${name}-agent`,
       {
         name: args.agent.releaseName,
-        chart: args.agent.chart,
+        chart: args.agent.helmChart,
         ...(args.agent.repository === undefined ? {} : { repositoryOpts: { repo: args.agent.repository } }),
         ...(args.agent.version === undefined ? {} : { version: args.agent.version }),
         namespace: args.agent.namespace,

@@ -104,8 +104,11 @@ const searchEngineTokenSchema = z.strictObject({
 });
 
 const agentSchema = z.strictObject({
-  /** Chart name (with `repository`), or an `oci://` reference or a local chart path. */
-  chart: z.string().min(1),
+  /**
+   * The Helm chart to install: its name (with `repository`), an `oci://` reference or a local chart path. Not the
+   * spec's `agent.chart`, which says in whose layout the values are written (generic, prometheus, alloy, ...).
+   */
+  helmChart: z.string().min(1),
   repository: httpUrl.optional(),
   version: z.string().min(1).optional(),
   /** The Helm release: an agent installed already is upgraded under its own release name. */
@@ -153,7 +156,7 @@ const REQUIRED: Readonly<Record<string, string>> = {
   url: "the search engine's URL, for example https://elasticsearch.example:9200",
   username: 'a search-engine user allowed to create API keys',
   password: "that user's password (pulumi config set --secret --path 'probekit:searchEngine.password')",
-  chart: 'the agent chart: a name with repository, an oci:// reference or a local path',
+  helmChart: 'the Helm chart to install: a name with repository, an oci:// reference or a local path',
   releaseName: "the agent's Helm release name",
 };
 
@@ -163,6 +166,23 @@ function keyProblems<T>(key: string, schema: z.ZodType<T>, value: unknown, shape
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return { value: result.data, problems: [] };
   return { problems: withRequiredHints(valueFreeSchemaProblems(schema, result.error.issues, [key]), REQUIRED) };
+}
+
+/**
+ * `probekit:agent`. Its Helm chart was once `chart`, the name the spec's `agent.chart` (the values' layout) has:
+ * that key is refused naming the new one, and the rest checked as if it were renamed, so that one run says all.
+ */
+function agentProblems(value: unknown): { value?: AgentConfig; problems: Problem[] } {
+  const shape = '{ helmChart, releaseName, repository?, version?, namespace? }';
+  if (typeof value !== 'object' || value === null || !('chart' in value)) return keyProblems(CONFIG_KEYS.agent, agentSchema, value, shape);
+  const { chart, ...rest } = value as Record<string, unknown>;
+  const renamed: Problem = {
+    path: [CONFIG_KEYS.agent, 'chart'],
+    message:
+      "is now helmChart: the Helm chart to install (a name with repository, an oci:// reference or a local path); rename the key. The layout of the chart's values is probekit:spec's agent.chart",
+  };
+  const checked = keyProblems(CONFIG_KEYS.agent, agentSchema, 'helmChart' in rest ? rest : { ...rest, helmChart: chart }, shape);
+  return { problems: [renamed, ...checked.problems] };
 }
 
 function searchEngineProblems(value: unknown): { value?: SearchEngineConfig; problems: Problem[] } {
@@ -244,7 +264,7 @@ export function applyOverrides(input: SpecInput, overrides: ClusterOverrides = {
 export function parseStackConfig(raw: RawStackConfig, env: Environment): StackConfig {
   const clusters = keyProblems(CONFIG_KEYS.clusters, clustersSchema, raw.clusters, 'a list of { name, kubeconfig?, context?, overrides? }');
   const searchEngine = searchEngineProblems(raw.searchEngine);
-  const agent = keyProblems(CONFIG_KEYS.agent, agentSchema, raw.agent, '{ chart, releaseName, repository?, version?, namespace? }');
+  const agent = agentProblems(raw.agent);
   const base = baseSpecProblems(raw.spec, env);
   const keyed = [clusters, searchEngine, agent, base].flatMap((key) => key.problems);
   if (keyed.length > 0 || !clusters.value || !searchEngine.value || !agent.value || !base.value) throw new StackConfigError(keyed);

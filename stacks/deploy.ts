@@ -80,7 +80,7 @@ export function deployProbekit(config: StackConfig, env: Environment): Deploymen
         apiToken,
       },
       agent: {
-        chart: agent.chart,
+        helmChart: agent.helmChart,
         repository: agent.repository,
         version: agent.version,
         releaseName: agent.releaseName,

@@ -9,7 +9,7 @@ const valid: RawStackConfig = {
   spec: documentedExample,
   clusters: [{ name: 'eu-west', kubeconfig: '/home/ops/.kube/eu-west', context: 'admin@eu-west' }, { name: 'us-east' }],
   searchEngine: { url: 'https://127.0.0.1:9200', username: 'elastic', password: 'admin-password' },
-  agent: { chart: 'agent', repository: 'https://charts.example.test', version: '1.2.3', releaseName: 'agent' },
+  agent: { helmChart: 'agent', repository: 'https://charts.example.test', version: '1.2.3', releaseName: 'agent' },
 };
 
 const withCluster = (cluster: Record<string, unknown>): RawStackConfig => ({ ...valid, clusters: [{ name: 'a' }, cluster] });
@@ -82,9 +82,9 @@ describe('stack configuration', () => {
     ['a role that is no preset', { ...valid, searchEngine: { ...(valid.searchEngine as object), role: 'superuser' } }, 'probekit:searchEngine.role: must be one of all-access, read-only'],
     ['both forms mixed', { ...valid, searchEngine: { url: 'https://127.0.0.1:9200', apiToken: 't', password: 'p' } }, 'probekit:searchEngine.password: unknown field'],
     ['no searchEngine key', { ...valid, searchEngine: undefined }, 'probekit:searchEngine: required: either { url, username, password }'],
-    ['an agent without a chart', { ...valid, agent: { releaseName: 'agent' } }, 'probekit:agent.chart: required'],
-    ['an agent without a release name', { ...valid, agent: { chart: 'agent' } }, 'probekit:agent.releaseName: required'],
-    ['an agent repository that is not a URL', { ...valid, agent: { chart: 'agent', releaseName: 'agent', repository: 'charts' } }, 'probekit:agent.repository: must be an http or https URL'],
+    ['an agent without a Helm chart', { ...valid, agent: { releaseName: 'agent' } }, 'probekit:agent.helmChart: required'],
+    ['an agent without a release name', { ...valid, agent: { helmChart: 'agent' } }, 'probekit:agent.releaseName: required'],
+    ['an agent repository that is not a URL', { ...valid, agent: { helmChart: 'agent', releaseName: 'agent', repository: 'charts' } }, 'probekit:agent.repository: must be an http or https URL'],
   ])('names the wrong key for %s', (_case, raw, start) => {
     const message = errorOf(raw);
     expect(message.slice(0, start.length)).toBe(start);
@@ -111,8 +111,37 @@ describe('stack configuration', () => {
     expect(errorOf(raw).split('\n')).toEqual([
       'probekit:clusters[0].name: must be a DNS-1123 label: lower case letters, digits and -, at most 63',
       "probekit:searchEngine.password: required: that user's password (pulumi config set --secret --path 'probekit:searchEngine.password')",
-      'probekit:agent.chart: required: the agent chart: a name with repository, an oci:// reference or a local path',
+      'probekit:agent.helmChart: required: the Helm chart to install: a name with repository, an oci:// reference or a local path',
     ]);
+  });
+
+  describe("the agent's Helm chart, once agent.chart, the name the spec's agent.chart (the values' layout) has", () => {
+    const RENAMED =
+      "probekit:agent.chart: is now helmChart: the Helm chart to install (a name with repository, an oci:// reference or a local path); rename the key. The layout of the chart's values is probekit:spec's agent.chart";
+
+    it('refuses the old key in one line naming the new one, and nothing else when the rest is right', () => {
+      expect(errorOf({ ...valid, agent: { chart: 'agent', repository: 'https://charts.example.test', releaseName: 'agent' } })).toBe(RENAMED);
+    });
+
+    it('checks the rest of the key as if renamed, in the same run', () => {
+      expect(errorOf({ ...valid, agent: { chart: 'agent', repository: 'charts' } }).split('\n')).toEqual([
+        RENAMED,
+        'probekit:agent.repository: must be an http or https URL',
+        "probekit:agent.releaseName: required: the agent's Helm release name",
+      ]);
+    });
+
+    it('with both keys, the old one is refused all the same', () => {
+      expect(errorOf({ ...valid, agent: { chart: 'alloy', helmChart: 'agent', releaseName: 'agent' } })).toBe(RENAMED);
+    });
+
+    it("leaves the spec's agent.chart as it is: the layout of the values the Helm chart gets", () => {
+      const config = parseStackConfig(
+        { ...valid, spec: { ...documentedExample, agent: { chart: 'victoria-metrics-agent' } }, agent: { helmChart: 'victoria-metrics-agent', releaseName: 'vmagent' } },
+        {},
+      );
+      expect([config.clusters[0]!.spec.agent.chart, config.agent.helmChart]).toEqual(['victoria-metrics-agent', 'victoria-metrics-agent']);
+    });
   });
 
   it('says a value of the wrong kind by its kind, never by the value', () => {

@@ -35,7 +35,7 @@ const config = (searchEngine: object, clusters: object[] = threeClusters, specIn
   'probekit:spec': JSON.stringify(specInput),
   'probekit:clusters': JSON.stringify(clusters),
   'probekit:searchEngine': JSON.stringify(searchEngine),
-  'probekit:agent': JSON.stringify({ chart: 'agent', repository: 'https://charts.example.test', version: '2.1.0', releaseName: 'agent', namespace: 'agents' }),
+  'probekit:agent': JSON.stringify({ helmChart: 'agent', repository: 'https://charts.example.test', version: '2.1.0', releaseName: 'agent', namespace: 'agents' }),
 });
 const threeClusters = [
   { name: 'alpha', kubeconfig: KUBECONFIG_CONTENT },
