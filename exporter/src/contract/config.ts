@@ -125,7 +125,7 @@ export interface HttpProbeInput extends IpProtocolInput, ProxyInput {
   readonly body_file?: string;
   /** The encoding the body is expected in and decoded from before the body checks; also asked for with Accept-Encoding. @default "" (none) */
   readonly compression?: '' | 'gzip' | 'br' | 'deflate' | 'identity';
-  /** The most body the probe reads, with a unit as upstream requires (`1024B`, `1MB`, `512KiB`); a longer body fails the probe. 0: no limit. @default 0 */
+  /** The most body the probe reads, with a unit as upstream requires (`1024B`, `1MB`, `512KiB`); a longer body fails the probe. 0: no limit. @default - none: a body that regexps or CEL check is cut at 4 MiB, any other is read whole */
   readonly body_size_limit?: number | string;
   /** Basic authentication. Only one of `basic_auth`, `authorization`, `oauth2` and `bearer_token` may be set. */
   readonly basic_auth?: BasicAuthInput;

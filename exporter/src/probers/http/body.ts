@@ -1,6 +1,7 @@
 /**
  * The body of the final response, read as upstream reads it: decompressed as the module's compression
- * says, cut at body_size_limit, kept in memory only when a body regexp needs it.
+ * says, cut at body_size_limit (or, kept for checks without one, at a cap), kept in memory only when a check
+ * needs it.
  */
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -47,10 +48,32 @@ function decompressor(compression: string, resources: Resources): Transform | un
   }
 }
 
-/** A body past body_size_limit: the response is not accepted, as upstream's MaxBytesReader fails it. */
+/**
+ * The most body the probe keeps for its regexps and CEL checks when the module does not set body_size_limit:
+ * a target decides how much it sends, and a small gzip can expand to gigabytes. 4 MiB is far more than a
+ * page or a JSON document a check is written for; body_size_limit sets another (0: none). A body no check
+ * reads is counted as it passes and never kept, so it needs no cap.
+ */
+export const CHECKED_BODY_LIMIT = 4 * 1024 * 1024;
+
+/** The limit a body is read with: body_size_limit as written, else the cap on a body kept for checks. */
+export function bodyLimit(http: HttpSettings, keep: boolean): number {
+  return http.bodySizeLimit ?? (keep ? CHECKED_BODY_LIMIT : 0);
+}
+
+/** A body past its limit, decompressed or not: the response is not accepted, as upstream's MaxBytesReader fails it. */
 export class BodyTooLarge extends Error {
-  constructor(readonly limit: number) {
-    super(`response body larger than body_size_limit (${limit} bytes)`);
+  constructor(
+    readonly limit: number,
+    readonly written: boolean,
+  ) {
+    super(`response body larger than ${written ? `body_size_limit (${limit} bytes)` : `${limit} bytes, the cap on a checked body`}`);
+  }
+
+  /** What the failure says, naming the field and what to do about it. */
+  get detail(): string {
+    if (this.written) return `the body is longer than body_size_limit (${this.limit} bytes)`;
+    return `the body is longer than ${this.limit} bytes, the most a body checked by regexps or CEL may have when body_size_limit is not set; set body_size_limit to allow more (0: no limit)`;
   }
 }
 
@@ -75,47 +98,68 @@ function wireCounter(resources: Resources, count: (bytes: number) => void): Tran
   );
 }
 
+/** What reading a body gave. */
+export interface BodyRead {
+  /** Bytes after decompression, up to the limit: upstream's byte counter, for probe_http_uncompressed_body_length. */
+  readonly length: number;
+  /** The body, when it was kept and read whole. */
+  readonly body?: Buffer;
+  /** Why the read stopped before the end (BodyTooLarge, BodyCutShort, the deadline, a reset, a corrupt stream). */
+  readonly problem?: unknown;
+}
+
 /**
- * Reads the body to its end: decompressed as configured, cut at the size limit (an error, as upstream's
- * MaxBytesReader), kept in memory only when a body regexp needs it. Resolves to the byte count and text.
- * The stages run as one pipeline, so an error in any of them (a reset, a corrupt gzip stream) ends the read;
- * a body shorter than the length the response must have (IncomingResponse.wholeLength) is an error too.
+ * Reads the body to its end: decompressed as configured, cut at its limit (bodyLimit) counted after
+ * decompression, kept in memory only when a check needs it. The stages run as one pipeline, so an error in any
+ * of them (a reset, a corrupt gzip stream) ends the read; a body shorter than the length the response must have
+ * (IncomingResponse.wholeLength) is an error too. Whichever stage reports the end first, a body past its limit
+ * is said so: the limit is recorded where it is crossed, not read back from the error that surfaced.
  */
-export async function readBody(response: IncomingResponse, http: HttpSettings, keep: boolean, deadline: ProbeDeadline, resources: Resources): Promise<{ length: number; text: string }> {
-  const limit = http.bodySizeLimit;
+export async function readBody(response: IncomingResponse, http: HttpSettings, keep: boolean, deadline: ProbeDeadline, resources: Resources): Promise<BodyRead> {
+  const limit = bodyLimit(http, keep);
   let length = 0;
   let wire = 0;
+  let tooLarge: BodyTooLarge | undefined;
   const chunks: Buffer[] = [];
-  const consume = async (source: AsyncIterable<Buffer>): Promise<void> => {
-    for await (const chunk of source) {
-      length += chunk.length;
-      if (limit > 0 && length > limit) throw new BodyTooLarge(limit);
-      if (keep) chunks.push(chunk);
+  /** Takes a decompressed chunk; false once the body is past its limit. */
+  const take = (chunk: Buffer): boolean => {
+    if (limit > 0 && length + chunk.length > limit) {
+      length = limit;
+      tooLarge ??= new BodyTooLarge(limit, http.bodySizeLimit !== undefined);
+      return false;
     }
+    length += chunk.length;
+    if (keep) chunks.push(chunk);
+    return true;
   };
-  const decoder = decompressor(http.compression, resources);
-  if (decoder)
-    await beforeDeadline(
-      deadline,
-      'transfer',
-      pipeline(
-        response.body,
-        wireCounter(resources, (bytes) => (wire += bytes)),
-        decoder,
-        consume,
-      ),
-    );
-  else {
-    const onChunk = (chunk: Buffer): void => {
-      length += chunk.length;
-      wire += chunk.length;
-      if (limit > 0 && length > limit) response.body.destroy(new BodyTooLarge(limit));
-      else if (keep) chunks.push(chunk);
-    };
-    await beforeDeadline(deadline, 'transfer', readToEnd(response.body, onChunk));
+  try {
+    const decoder = decompressor(http.compression, resources);
+    if (decoder) {
+      const consume = async (source: AsyncIterable<Buffer>): Promise<void> => {
+        for await (const chunk of source) if (!take(chunk)) throw tooLarge;
+      };
+      await beforeDeadline(
+        deadline,
+        'transfer',
+        pipeline(
+          response.body,
+          wireCounter(resources, (bytes) => (wire += bytes)),
+          decoder,
+          consume,
+        ),
+      );
+    } else {
+      const onChunk = (chunk: Buffer): void => {
+        wire += chunk.length;
+        if (!take(chunk)) response.body.destroy(tooLarge);
+      };
+      await beforeDeadline(deadline, 'transfer', readToEnd(response.body, onChunk));
+    }
+    if (wire < response.wholeLength) throw new BodyCutShort(wire, response.wholeLength);
+  } catch (error) {
+    return { length, problem: tooLarge ?? error };
   }
-  if (wire < response.wholeLength) throw new BodyCutShort(wire, response.wholeLength);
-  return { length, text: keep ? Buffer.concat(chunks).toString('utf8') : '' };
+  return { length, body: keep ? Buffer.concat(chunks) : undefined };
 }
 
 /**

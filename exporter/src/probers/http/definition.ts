@@ -208,8 +208,8 @@ export interface HttpSettings {
   readonly failIfHeaderMatches: readonly HeaderCheck[];
   readonly failIfHeaderNotMatches: readonly HeaderCheck[];
   readonly compression: HttpSection['compression'];
-  /** Bytes; 0 means no limit. */
-  readonly bodySizeLimit: number;
+  /** Bytes, as written; 0 when written as 0 or less (no limit); undefined when not written (./body.ts caps a checked body then). */
+  readonly bodySizeLimit?: number;
   readonly tls: TlsSettings;
   readonly proxy?: ProxyChoice;
   /** Where client-credentials tokens for the Authorization header come from (./oauth2.ts caches them per module). */
@@ -248,7 +248,7 @@ function compileHttp(http: HttpSection, context: CompileContext): HttpSettings {
     const source = http[field];
     return source === undefined ? undefined : context.cel([field], source);
   };
-  let bodySizeLimit = 0;
+  let bodySizeLimit: number | undefined;
   if (http.body_size_limit !== undefined) {
     const bytes = parseByteSize(http.body_size_limit);
     if (bytes === undefined) context.problem(['body_size_limit'], byteSizeProblem(http.body_size_limit));

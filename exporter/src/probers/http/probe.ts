@@ -410,29 +410,29 @@ async function judge(
   let bodyLength = 0;
   let bodyRead = false;
   if (!requestErrored) {
-    try {
-      const body = await readBody(final, http, success && (bodyRegexps || celGauge !== undefined), deadline, resources);
-      bodyLength = body.length;
+    const read = await readBody(final, http, success && (bodyRegexps || celGauge !== undefined), deadline, resources);
+    bodyLength = read.length;
+    if (read.problem === undefined) {
       bodyRead = true;
+      const text = read.body?.toString('utf8') ?? '';
       if (success && bodyRegexps) {
-        success = bodyPasses(body.text, http, logger);
+        success = bodyPasses(text, http, logger);
         regexGauge.set(success ? 0 : 1);
         outcome = passedOr(success, 'body or header regexp failed');
       }
       // Upstream hands the CEL check what the regexps left of the body (nothing, when they read it all);
       // here it gets the whole body, so that a module with both checks can pass.
       if (success && celGauge) {
-        success = bodyJsonPasses(body.text, http, logger);
+        success = bodyJsonPasses(text, http, logger);
         celGauge.set(success ? 0 : 1);
         outcome = passedOr(success, 'body CEL expression failed');
       }
-    } catch (error) {
+    } else {
+      const error = read.problem;
       logger.debug('Failed to read HTTP response body', { err: error as Error });
       if (success && bodyRegexps) regexGauge.set(1);
       else if (success && celGauge) celGauge.set(1);
-      if (outcome.success) {
-        outcome = error instanceof BodyTooLarge ? failedBecause('HTTP response not accepted', `the body is longer than body_size_limit (${error.limit} bytes)`) : failureOf(error, 'protocol error');
-      }
+      if (outcome.success) outcome = error instanceof BodyTooLarge ? failedBecause('HTTP response not accepted', error.detail) : failureOf(error, 'protocol error');
       success = false;
     }
   }

@@ -144,6 +144,24 @@ ${documentedModulesYaml({ authentication: 'Bearer test-token', acceptLanguage: '
     http:
       preferred_ip_protocol: ip4
       compression: gzip
+  gzip_limited:
+    prober: http
+    http:
+      preferred_ip_protocol: ip4
+      compression: gzip
+      body_size_limit: 100B
+  gzip_limited_regexp:
+    prober: http
+    http:
+      preferred_ip_protocol: ip4
+      compression: gzip
+      body_size_limit: 100B
+      fail_if_body_not_matches_regexp: ["compressed"]
+  limited:
+    prober: http
+    http:
+      preferred_ip_protocol: ip4
+      body_size_limit: 10B
   status_404:
     prober: http
     http:
@@ -228,6 +246,9 @@ describeWithBinaries([REFERENCE_EXPORTER])('differential: reference blackbox_exp
     ['header regexp matches', 'header_regexp', () => `${http}/headers`],
     ['required header missing', 'header_missing', () => `${http}/headers`],
     ['gzip compression', 'gzip', () => `${http}/gzip`],
+    ['a gzip body past body_size_limit', 'gzip_limited', () => `${http}/gzip`],
+    ['a gzip body past body_size_limit, with a body regexp', 'gzip_limited_regexp', () => `${http}/gzip`],
+    ['a body past body_size_limit', 'limited', () => `${http}/ok`],
     ['valid_status_codes 404', 'status_404', () => `${http}/missing`],
     ['valid_http_versions HTTP/2.0 on HTTP/1.1', 'only_http2', () => `${http}/ok`],
     ['unknown CA with verification', 'verify_tls', () => `${https}/ok`],
