@@ -211,4 +211,10 @@ export const CONFIG_RELOAD_SUCCESS_TIME = metric('blackbox_exporter_config_last_
 export const MODULE_UNKNOWN = metric('blackbox_module_unknown_total', 'Probes that asked for a module the config does not have');
 export const BUILD_INFO = metric('blackbox_exporter_build_info', 'Constant 1, labelled with the exporter version and runtime');
 /** Ours: targets and redirect hops allowed_targets refused, by module and reason (never the target: labels stay bounded). */
+/** Why a probe worker (--probe.workers) was replaced: held past a probe's deadline, or stopped by itself. */
+export type WorkerReplacementCause = 'deadline' | 'stopped';
+export const PROBE_WORKER_REPLACEMENTS = metric(
+  'probekit_exporter_probe_worker_replacements_total',
+  "Probe worker threads replaced, by cause: deadline (it held a probe past the probe's deadline and the grace, and was terminated) or stopped (it ended by itself, such as out of memory)",
+);
 export const TARGETS_REFUSED = metric('probekit_exporter_targets_refused_total', 'Probe targets and redirect hops refused by allowed_targets, by module and reason');

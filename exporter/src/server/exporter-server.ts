@@ -15,7 +15,7 @@ import { moduleRecord, type CompiledConfig } from '../config/module';
 import { readRegularFile } from '../config/regular-file';
 import { CONFIG_PATH, HEALTH_PATH, METRICS_PATH, PROBE_LOGS_PATH, PROBE_PATH, RELOAD_PATH, SCRAPE_TIMEOUT_HEADER } from '../contract/endpoints';
 import type { Logger, LogFormat, LogLevel } from '../log';
-import { BUILD_INFO, CONFIG_RELOAD_SUCCESS, CONFIG_RELOAD_SUCCESS_TIME, MODULE_UNKNOWN, TARGETS_REFUSED, type MetricDefinition } from '../metrics';
+import { BUILD_INFO, CONFIG_RELOAD_SUCCESS, CONFIG_RELOAD_SUCCESS_TIME, MODULE_UNKNOWN, PROBE_WORKER_REPLACEMENTS, TARGETS_REFUSED, type MetricDefinition } from '../metrics';
 import { selfListener, type SelfListener } from '../probers/shared/target-guard';
 import { EXPORTER_VERSION } from '../version';
 import { containEscapedErrors } from './escaped-errors';
@@ -112,7 +112,9 @@ export class Exporter {
       // Required here, not imported: an exporter without workers never initializes the pool's code.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { ProbePool: Pool } = require('./probe-pool') as typeof import('./probe-pool');
-      this.pool = new Pool(options.probeWorkers!, options.logSettings ?? { logLevel: 'info', logFormat: 'logfmt', logProber: 'info' }, options.log);
+      const replacements = new Counter({ name: PROBE_WORKER_REPLACEMENTS.name, help: PROBE_WORKER_REPLACEMENTS.help, labelNames: ['cause'], registers: [this.metrics] });
+      for (const cause of ['deadline', 'stopped'] as const) replacements.inc({ cause }, 0);
+      this.pool = new Pool(options.probeWorkers!, options.logSettings ?? { logLevel: 'info', logFormat: 'logfmt', logProber: 'info' }, options.log, (cause) => replacements.inc({ cause }));
     }
   }
 

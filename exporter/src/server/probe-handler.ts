@@ -101,10 +101,10 @@ export async function handleProbe(context: ProbeContext, params: URLSearchParams
   let answer: ProbeAnswer;
   if (context.pool) {
     const result = await context.pool.probe({ module: moduleName, target, shownTarget, timeoutSeconds, hostname, openMetrics, self: context.self, abandoned }, probeLog);
-    // A worker that could not run the probe (it stopped, or missed its deadline) fails it, as an internal error.
+    // A worker that could not run the probe (it stopped, or was replaced past the deadline) fails it, as an internal error.
     answer =
       result.metricsText === undefined
-        ? { success: false, failure: { reason: 'internal error' }, ...internalFailureMetrics((performance.now() - started) / 1000, openMetrics) }
+        ? { success: false, failure: result.failure ?? { reason: 'internal error' }, ...internalFailureMetrics((performance.now() - started) / 1000, openMetrics) }
         : { success: result.success, failure: result.failure, refusal: result.refusal, metricsText: result.metricsText, contentType: result.contentType! };
   } else {
     const run = await runProbe(moduleName, module, target, shownTarget, probeLog, {

@@ -8,11 +8,18 @@
  * the old config everywhere. Probes name the config they started with, which a worker keeps until no probe
  * can name it. A worker that stops (an error outside any probe ends its thread, as it would end a process)
  * is replaced; the probes it had in flight fail (probe_success 0) at once, and none waits past its deadline.
+ *
+ * A worker that holds a probe past its deadline is busy with something the probe could not stop (a check
+ * that never yields, a heap at its limit collecting without end): from the deadline on no probe goes to it,
+ * and if it has not answered ANSWER_GRACE_MS later it is terminated and replaced like one that stopped, its
+ * probes failing with the reason said. Nothing else would end such a thread, and a worker whose probes all
+ * timed out would look idle and take every later probe.
  */
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { LoadedConfig } from '../config/load';
 import type { ProbeFailure } from '../contract/failure-reasons';
+import type { WorkerReplacementCause } from '../metrics';
 import type { Logger, ProbeLog } from '../log';
 import type { Refusal } from '../probers/shared/target-guard';
 import { PROBE_WORKER_ROLE, type ProbeRequest, type ProbeWorkerData, type ToMain, type ToWorker } from './probe-pool-messages';
@@ -32,11 +39,13 @@ export interface PoolResult {
   readonly contentType?: string;
 }
 
-/** How long past its deadline a probe's answer may take before the main thread gives up on its worker. */
-const ANSWER_GRACE_MS = 2000;
+/** How long past its deadline a probe's answer may take before the main thread replaces its worker. */
+export const ANSWER_GRACE_MS = 2000;
 
 interface Pending {
   readonly probeLog: ProbeLog;
+  /** Whether its deadline passed without an answer: counted in its slot's `overdue`. */
+  overdue: boolean;
   settle(result: PoolResult): void;
 }
 
@@ -45,6 +54,8 @@ interface Slot {
   /** Whether it holds the config being served, so probes may go to it. */
   configured: boolean;
   readonly inFlight: Map<number, Pending>;
+  /** Probes past their deadline without an answer: while any, no probe goes to this worker. */
+  overdue: number;
   /** Answers to the configure message in flight, by generation. */
   readonly configuring: Map<number, (outcome: ToMain) => void>;
 }
@@ -71,16 +82,18 @@ export class ProbePool {
     readonly size: number,
     private readonly data: Omit<ProbeWorkerData, 'role'>,
     private readonly log: Logger,
+    /** Hears of each worker replaced, and why (the exporter counts them). */
+    private readonly replaced: (cause: WorkerReplacementCause) => void = () => undefined,
   ) {
     for (let index = 0; index < size; index += 1) this.slots.push(this.spawn());
   }
 
   private spawn(): Slot {
     const worker = new Worker(workerSource(), { eval: true, workerData: { role: PROBE_WORKER_ROLE, ...this.data } satisfies ProbeWorkerData });
-    const slot: Slot = { worker, configured: false, inFlight: new Map(), configuring: new Map() };
+    const slot: Slot = { worker, configured: false, inFlight: new Map(), overdue: 0, configuring: new Map() };
     worker.on('message', (message: ToMain) => this.receive(slot, message));
     worker.on('error', (error) => this.log.error('A probe worker stopped on an error outside any probe; it is replaced', { err: error }));
-    worker.on('exit', (code) => this.replace(slot, code));
+    worker.on('exit', (code) => this.stopped(slot, code));
     if (this.served) void this.send(slot, this.served, true);
     return slot;
   }
@@ -98,6 +111,7 @@ export class ProbePool {
         const pending = slot.inFlight.get(message.id);
         if (!pending) return;
         slot.inFlight.delete(message.id);
+        if (pending.overdue) slot.overdue -= 1;
         pending.probeLog.adopt(message.entries);
         if (message.missing || message.failed !== undefined) {
           if (message.failed !== undefined) this.log.error('A probe worker failed to run a probe', { err: message.failed });
@@ -108,16 +122,31 @@ export class ProbePool {
     }
   }
 
-  /** A worker stopped: its probes fail now, and another takes its place with the served config. */
-  private replace(slot: Slot, code: number): void {
-    for (const pending of slot.inFlight.values()) pending.settle({ success: false });
-    slot.inFlight.clear();
-    for (const answer of slot.configuring.values()) answer({ kind: 'refused', generation: -1, message: `a probe worker stopped (exit code ${code}) while it compiled the config` });
-    slot.configuring.clear();
+  /** A worker stopped by itself: its probes fail now, and another takes its place. */
+  private stopped(slot: Slot, code: number): void {
+    if (!this.slots.includes(slot)) return;
+    if (!this.stopping) this.log.error('A probe worker stopped; starting another', { exit_code: code });
+    this.replace(slot, 'stopped', `the probe worker running it stopped (exit code ${code}); it was replaced`);
+  }
+
+  /**
+   * Takes `slot` out of the pool, at once: its probes in flight fail with `detail`, and another worker takes
+   * its place with the served config (probes go to it once it compiled that).
+   */
+  private replace(slot: Slot, cause: WorkerReplacementCause, detail: string): void {
     const index = this.slots.indexOf(slot);
-    if (this.stopping || index === -1) return;
-    this.log.error('A probe worker stopped; starting another', { exit_code: code });
-    this.slots[index] = this.spawn();
+    if (index === -1) return;
+    if (!this.stopping) this.slots[index] = this.spawn();
+    else this.slots.splice(index, 1);
+    for (const pending of slot.inFlight.values()) {
+      pending.probeLog.error('Probe failed', { reason: 'internal error', detail });
+      pending.settle({ success: false, failure: { reason: 'internal error', detail } });
+    }
+    slot.inFlight.clear();
+    slot.overdue = 0;
+    for (const answer of slot.configuring.values()) answer({ kind: 'refused', generation: -1, message: `a probe worker was replaced while it compiled the config: ${detail}` });
+    slot.configuring.clear();
+    if (!this.stopping) this.replaced(cause);
   }
 
   /** Sends a configure message; `serving` marks the slot configured once it accepted (a replacement's catch-up). */
@@ -144,14 +173,20 @@ export class ProbePool {
       modules: Object.entries(config.modules).map(([name, module]) => [name, module.written] as const),
       ...(config.writtenAllowedTargets && { allowedTargets: config.writtenAllowedTargets }),
     };
-    const outcomes = await Promise.all(this.slots.map((slot) => this.send(slot, message, false)));
+    const asked = [...this.slots];
+    const outcomes = await Promise.all(asked.map((slot) => this.send(slot, message, false)));
     const refused = outcomes.find((outcome): outcome is Extract<ToMain, { kind: 'refused' }> => outcome.kind === 'refused');
     if (refused) throw new Error(`a probe worker could not compile the config: ${refused.message}`);
     return () => {
       this.generation = message.generation;
       this.served = message;
       for (const slot of this.slots) {
-        slot.configured = true;
+        // A worker that replaced another meanwhile holds the previous config only: it takes probes once it compiled this one.
+        if (asked.includes(slot)) slot.configured = true;
+        else {
+          slot.configured = false;
+          void this.send(slot, message, true);
+        }
         // Probes already sent name the previous config at the oldest.
         slot.worker.postMessage({ kind: 'retire', below: message.generation - 1 } satisfies ToWorker);
       }
@@ -160,31 +195,41 @@ export class ProbePool {
 
   /** Runs one probe on the least busy worker that serves the config; `probeLog` gets the probe's lines. */
   probe(request: PoolProbe, probeLog: ProbeLog): Promise<PoolResult> {
-    const ready = this.slots.filter((slot) => slot.configured);
-    // Every worker stopped at once and none is back yet: the probe fails rather than waits.
-    if (ready.length === 0) return Promise.resolve({ success: false });
+    const ready = this.slots.filter((slot) => slot.configured && slot.overdue === 0);
+    if (ready.length === 0) {
+      // Every worker stopped, or is held past a deadline and about to be replaced: the probe fails rather than waits.
+      const detail = 'no probe worker was free: each was starting, or held past a probe deadline and about to be replaced';
+      probeLog.error('Probe failed', { reason: 'internal error', detail });
+      return Promise.resolve({ success: false, failure: { reason: 'internal error', detail } });
+    }
     const slot = ready.reduce((least, each) => (each.inFlight.size < least.inFlight.size ? each : least));
     const id = (this.nextId += 1);
     const { abandoned, ...fields } = request;
     return new Promise((resolve) => {
       const onAbandoned = (): void => slot.worker.postMessage({ kind: 'abort', id } satisfies ToWorker);
+      let timer: NodeJS.Timeout | undefined;
       const settle = (result: PoolResult): void => {
         clearTimeout(timer);
         abandoned?.removeEventListener('abort', onAbandoned);
         resolve(result);
       };
-      slot.inFlight.set(id, { probeLog, settle });
+      const pending: Pending = { probeLog, settle, overdue: false };
+      slot.inFlight.set(id, pending);
       abandoned?.addEventListener('abort', onAbandoned, { once: true });
-      // Declared after settle, which reads it: no answer can arrive before this line runs.
-      const timer = setTimeout(
-        () => {
-          if (!slot.inFlight.delete(id)) return;
-          this.log.error('A probe worker did not answer within the probe deadline; the probe fails', { module: request.module, target: request.shownTarget });
-          slot.worker.postMessage({ kind: 'abort', id } satisfies ToWorker);
-          settle({ success: false });
-        },
-        request.timeoutSeconds * 1000 + ANSWER_GRACE_MS,
-      );
+      const deadlineMs = request.timeoutSeconds * 1000;
+      // At the deadline the worker's own probe has ended; an answer not here yet may never come.
+      timer = setTimeout(() => {
+        if (slot.inFlight.get(id) !== pending) return;
+        pending.overdue = true;
+        slot.overdue += 1;
+        timer = setTimeout(() => {
+          if (slot.inFlight.get(id) !== pending) return;
+          const detail = `the probe worker running it did not answer within the probe's deadline (${request.timeoutSeconds}s) and ${ANSWER_GRACE_MS / 1000}s more; it was terminated and replaced`;
+          this.log.error('A probe worker did not answer within the probe deadline; it is terminated and replaced', { module: request.module, target: request.shownTarget });
+          this.replace(slot, 'deadline', detail);
+          void slot.worker.terminate();
+        }, ANSWER_GRACE_MS);
+      }, deadlineMs);
       slot.worker.postMessage({ kind: 'probe', id, generation: this.generation, ...fields } satisfies ToWorker);
     });
   }
@@ -197,6 +242,6 @@ export class ProbePool {
   /** Ends every worker; their probes in flight fail. */
   async stop(): Promise<void> {
     this.stopping = true;
-    await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
+    await Promise.all([...this.slots].map((slot) => slot.worker.terminate()));
   }
 }

@@ -4,7 +4,9 @@
  * old config everywhere; a worker that stops fails its probes at once and is replaced. The workers run our
  * sources through tsx, as the config-loading thread does under test.
  */
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '../../src/log';
@@ -157,7 +159,9 @@ describe('a probe worker that stops', () => {
       expect(answer.text).toContain('probe_failure_reason{reason="internal error"} 1');
       expect(answer.seconds).toBeLessThan(2);
     }
-    expect((await (await fetch(`${base}/`)).text()).match(/<td>internal error<\/td>/g)).toHaveLength(2);
+    expect((await (await fetch(`${base}/`)).text()).match(/<td>internal error: the probe worker running it stopped \(exit code 1\); it was replaced<\/td>/g)).toHaveLength(2);
+    const metrics = parseMetrics(await (await fetch(`${base}/metrics`)).text());
+    expect(metricValue(metrics, 'probekit_exporter_probe_worker_replacements_total', { cause: 'stopped' })).toBe(2);
     // The replacements get the served config, then take probes again.
     let answer = await probe(base, `module=http_2xx&target=${targetUrl}/`);
     for (let attempt = 0; valueOf(answer.text, 'probe_success') !== 1 && attempt < 100; attempt += 1) {
@@ -166,6 +170,40 @@ describe('a probe worker that stops', () => {
     }
     expect(valueOf(answer.text, 'probe_success')).toBe(1);
     expect(pool.inFlight()).toHaveLength(2);
+  }, 60_000);
+});
+
+describe('a probe worker held past its deadline', () => {
+  // A real workload no probe deadline stops today: an expect pattern of twenty \\pL{10,1000} groups compiles to
+  // some 40,000 instructions, and matching it against one 20 KB line takes re2js minutes without yielding.
+  const HEAVY = `${'(\\\\pL{10,1000})'.repeat(20)}$`;
+  let lines: TcpServer;
+  let linesAddress: string;
+  beforeAll(async () => {
+    lines = createTcpServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.write(`${'a'.repeat(20_000)}\n`);
+    }).listen(0, '127.0.0.1');
+    await once(lines, 'listening');
+    linesAddress = `127.0.0.1:${(lines.address() as AddressInfo).port}`;
+  });
+  afterAll(() => lines.close());
+
+  it('is terminated and replaced, its probe fails saying so, and later probes succeed on the others', async () => {
+    const { exporter, base, configFile } = await start(2);
+    writeFileSync(configFile, config(`  heavy:\n    prober: tcp\n    timeout: 1s\n    tcp:\n      preferred_ip_protocol: ip4\n      query_response:\n        - expect: "${HEAVY}"\n`));
+    await exporter.reload();
+    const stuck = await probe(base, `module=heavy&target=${linesAddress}&debug=true`);
+    expect(stuck.text).toMatch(/reason="internal error" detail="the probe worker running it did not answer within the probe's deadline \(1s\) and 2s more; it was terminated and replaced"/);
+    const metrics = parseMetrics(await (await fetch(`${base}/metrics`)).text());
+    expect(metricValue(metrics, 'probekit_exporter_probe_worker_replacements_total', { cause: 'deadline' })).toBe(1);
+    expect(metricValue(metrics, 'probekit_exporter_probe_worker_replacements_total', { cause: 'stopped' })).toBe(0);
+    // The stuck worker took none of these: each went to a worker that answers, the replacement among them once ready.
+    const later = [];
+    for (let index = 0; index < 6; index += 1) later.push(await probe(base, `module=http_2xx&target=${targetUrl}/`));
+    expect(later.map((answer) => valueOf(answer.text, 'probe_success'))).toEqual([1, 1, 1, 1, 1, 1]);
+    const page = await (await fetch(`${base}/`)).text();
+    expect(page).toContain('internal error: the probe worker running it did not answer within the probe&#39;s deadline (1s)');
   }, 60_000);
 });
 
