@@ -12,6 +12,7 @@
 import childProcess from 'node:child_process';
 import dgram from 'node:dgram';
 import net from 'node:net';
+import { promisify } from 'node:util';
 import workerThreads from 'node:worker_threads';
 
 interface GuardState {
@@ -34,10 +35,15 @@ function refuse(state: GuardState, what: string): void {
 
 function wrap<T extends object, K extends keyof T>(state: GuardState, owner: T, key: K, what: string): void {
   const original = owner[key] as unknown as (...args: unknown[]) => unknown;
-  const guarded = function (this: unknown, ...args: unknown[]): unknown {
-    refuse(state, what);
-    return original.apply(this, args);
-  };
+  const guard = (inner: (...args: unknown[]) => unknown) =>
+    function (this: unknown, ...args: unknown[]): unknown {
+      refuse(state, what);
+      return inner.apply(this, args);
+    };
+  const guarded = guard(original);
+  // exec and execFile carry their own promisified form ({ stdout, stderr }), which promisify() hands out: keep it, guarded.
+  const custom = (original as unknown as Record<symbol, ((...args: unknown[]) => unknown) | undefined>)[promisify.custom];
+  if (custom !== undefined) Object.defineProperty(guarded, promisify.custom, { value: guard(custom), configurable: true });
   // A property the module made read-only (none today) is left alone rather than failing every file.
   try {
     Object.defineProperty(owner, key, { value: guarded, writable: true, configurable: true, enumerable: true });
