@@ -1,31 +1,22 @@
 /**
- * Loads a config file with loadConfigOffThread while a 20 ms timer runs, and prints one line of JSON: the
- * modules loaded and the longest gap between two runs of the timer, in this thread's own CPU time (what the
- * loading code held the event loop for, to within a clock tick) and in wall time (which also counts the turns
- * of other processes). Run by the load-worker test as a process of its own (`node FROM_SOURCE load-stall.ts
+ * Loads a config file with loadConfigOffThread while measuring how long the event loop is held
+ * (event-loop-hold.ts), and prints one line of JSON: the modules loaded and the longest hold, in this thread's
+ * own CPU time and in wall time. Run by the load-worker test as a process of its own (`node FROM_SOURCE load-stall.ts
  * FILE`): the heap the garbage collector walks during the load is then the loader's, as in the exporter, and not
  * jest's worker's (jest.config.js says what a collection of that cost).
  */
 import { loadConfigOffThread } from '../src/config/load-worker';
-import { threadCpuMilliseconds } from '../bench/measure';
+import { measureEventLoopHold, type EventLoopHold } from './event-loop-hold';
 
 async function main(file: string): Promise<void> {
-  let last = { wall: performance.now(), cpu: threadCpuMilliseconds() };
-  const longest = { cpuMs: 0, wallMs: 0 };
-  const tick = (): void => {
-    const now = { wall: performance.now(), cpu: threadCpuMilliseconds() };
-    longest.wallMs = Math.max(longest.wallMs, now.wall - last.wall);
-    longest.cpuMs = Math.max(longest.cpuMs, now.cpu - last.cpu);
-    last = now;
-  };
-  const timer = setInterval(tick, 20);
+  const hold = measureEventLoopHold();
   let modules: number;
+  let longest: EventLoopHold;
   try {
     modules = Object.keys((await loadConfigOffThread(file)).modules).length;
   } finally {
-    clearInterval(timer);
+    longest = hold.stop();
   }
-  tick();
   process.stdout.write(`${JSON.stringify({ modules, ...longest })}\n`);
 }
 

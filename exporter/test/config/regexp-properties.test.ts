@@ -70,12 +70,10 @@ describe('regexp properties', () => {
       fc.property(anyPattern, adversarial, (pattern, input) => {
         const regexp = compiled(pattern);
         if (regexp === undefined) return;
-        const started = performance.now();
+        // A backtracking engine takes minutes to ages on some of these, which fails the test by its timeout;
+        // RE2's time grows with the input times the pattern's size (milliseconds here, npm run bench for figures).
         const found = regexp.test(input);
         const match = regexp.exec(input);
-        // A backtracking engine takes minutes to ages on some of these. RE2's time grows with the input times
-        // the pattern's size: a few milliseconds, up to a second for patterns as large as ((a)|a){1000}.
-        expect(performance.now() - started).toBeLessThan(5000);
         expect(match !== null).toBe(found);
       }),
       { numRuns: 300 },

@@ -42,11 +42,13 @@ async function main(): Promise<void> {
   await exporter.reload();
   const base = `http://127.0.0.1:${await exporter.listen('127.0.0.1', 0)}`;
 
+  // Each probe as the exporter reports it: its success, its failure reason and the duration it measured.
   const probeOf = async (host: string): Promise<void> => {
-    const started = performance.now();
     const response = await fetch(`${base}/probe?module=http&target=${encodeURIComponent(`http://${host}/`)}`);
-    const success = metricValue(parseMetrics(await response.text()), 'probe_success');
-    process.stdout.write(`${JSON.stringify({ host, status: response.status, success, ms: Math.round(performance.now() - started) })}\n`);
+    const samples = parseMetrics(await response.text());
+    const reason = samples.find((sample) => sample.name === 'probe_failure_reason')?.labels.reason;
+    const seconds = metricValue(samples, 'probe_duration_seconds');
+    process.stdout.write(`${JSON.stringify({ host, status: response.status, success: metricValue(samples, 'probe_success'), reason, seconds })}\n`);
   };
   for (const host of ['throw.test', 'reject.test', `127.0.0.1:${(target.address() as AddressInfo).port}`]) await probeOf(host);
   setTimeout(() => {

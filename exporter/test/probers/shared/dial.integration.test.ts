@@ -78,13 +78,12 @@ describe("the probers' dialer", () => {
     const before = openHandles();
     const resources = new Resources(quietProbeLog());
     const deadline = deadlineIn(300);
-    const started = performance.now();
     const plain = await connectTcp(deadline, { address: '127.0.0.1', port: silentServer.port }, resources);
     // The silent server never answers the ClientHello, as a server that did not understand STARTTLS would.
     const handshake = secureSocket(deadline, 'starttls', plain, { ca: fixtures.ca, servername: 'localhost' }, resources);
     await expect(handshake).rejects.toThrow(DeadlineExceeded);
+    // The server never answers: only the deadline could end the handshake, and the error names it and the step.
     await expect(handshake).rejects.toThrow('deadline exceeded during starttls');
-    expect(performance.now() - started).toBeLessThan(1000);
     resources.destroyAll();
     deadline.cancel();
     expect(await handlesLeftAfter(before)).toEqual([]);
