@@ -10,8 +10,9 @@
  *   the exporter does not resolve itself (a proxy with skip_resolve_phase_with_proxy) cannot be shown to
  *   and is refused.
  * - `deny_self_and_metadata: true`: the exporter's own listener (its address and port; every local
- *   address when it listens on all of them) and link-local and cloud metadata addresses are refused,
- *   whatever else the lists allow.
+ *   address when it listens on all of them, as the interfaces hold them when the probe runs) and link-local
+ *   and cloud metadata addresses are refused, whatever else the lists allow; a name the proxy resolves is
+ *   refused too, as for `networks`.
  * The exporter-wide section and the module's both apply: a target passes when it passes both.
  */
 import { isIP } from 'node:net';

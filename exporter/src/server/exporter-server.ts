@@ -150,8 +150,6 @@ export class Exporter {
       this.config = loaded;
       serveInWorkers?.();
       this.loaded = true;
-      // Interfaces may have gained addresses since the start: a reload reads them again.
-      this.refreshSelf();
       this.loadedChecksum = checksum;
       this.reloadSuccess.set(1);
       this.reloadTime.set(Date.now() / 1000);
@@ -303,7 +301,7 @@ export class Exporter {
     return server;
   }
 
-  /** The addresses and port the server listens on, as the allow-list's deny_self_and_metadata refuses them. */
+  /** The address and port the server listens on, as the allow-list's deny_self_and_metadata refuses them (interfaces are read at each check). */
   private refreshSelf(): void {
     const bound = this.server?.address();
     if (bound && typeof bound === 'object') this.self = selfListener(bound.address, bound.port);

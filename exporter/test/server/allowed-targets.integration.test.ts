@@ -5,18 +5,16 @@
  * ones (127.0.0.2, 169.254.169.254), so the checks after name resolution, on redirect hops and of the
  * exporter's own listener are tested as getaddrinfo really answers, with real HTTP servers in the namespace.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { describeWithBinaries } from '../../../test/support/integration';
 import { FROM_SOURCE } from '../../loopback/from-source';
 import { metricValue, parseMetrics } from '../../loopback/metrics-text';
 import { OUR_EXPORTER_MAIN } from '../../loopback/reference-exporter';
-import { inNamespace, rootHere, run, start, type Process } from '../support/release';
-import { waitFor } from '../support/exporter-process';
+import { NAMESPACE_BINARIES, startDnsNamespace, waitUntil, type DnsNamespace, type Reply } from '../support/dns-namespace';
+import { rootHere } from '../support/release';
 
-const DNSMASQ = '/usr/sbin/dnsmasq';
 const EXPORTER = 'http://127.0.0.1:9115';
 const SERVER_PORT = 8080;
 
@@ -30,14 +28,6 @@ for (const host of ['127.0.0.1', '127.0.0.2']) {
     response.end('served by ' + host);
   }).listen(${SERVER_PORT}, host, () => console.log('listening on ' + host));
 }`;
-
-/** A GET from inside the namespace: status and body, whatever the status. */
-const GET = `fetch(process.argv[1], { method: process.argv[2] }).then(async (r) => process.stdout.write(JSON.stringify({ status: r.status, body: await r.text() })), (e) => { console.error(e); process.exit(1); })`;
-
-interface Reply {
-  readonly status: number;
-  readonly body: string;
-}
 
 const allowedHttp = (networks: readonly string[]) => ({
   prober: 'http',
@@ -67,66 +57,28 @@ function config(networks: readonly string[]): string {
 
 const runs = rootHere();
 
-(runs ? describeWithBinaries([DNSMASQ, '/usr/bin/unshare', '/usr/bin/nsenter', '/usr/sbin/ip']) : describe.skip)('allowed_targets, with names resolved by a DNS server the test starts', () => {
-  let dir: string;
-  let holder: Process;
-  const others: Process[] = [];
-  let exporter: Process;
+(runs ? describeWithBinaries(NAMESPACE_BINARIES) : describe.skip)('allowed_targets, with names resolved by a DNS server the test starts', () => {
+  let namespace: DnsNamespace;
 
-  const get = async (url: string, method = 'GET'): Promise<Reply> => {
-    const [command, ...args] = inNamespace(holder.child.pid!, [process.execPath, '-e', GET, url, method]);
-    return JSON.parse((await run(command, args, { maxBuffer: 1 << 24 })).stdout) as Reply;
-  };
+  const get = (url: string, method = 'GET'): Promise<Reply> => namespace.get(url, method);
   const probe = (module: string, target: string): Promise<Reply> => get(`${EXPORTER}/probe?module=${module}&target=${encodeURIComponent(target)}`);
   const refusedCount = async (module: string, reason: string): Promise<number> =>
     metricValue(parseMetrics((await get(`${EXPORTER}/metrics`)).body), 'probekit_exporter_targets_refused_total', { module, reason }) ?? 0;
-  const startIn = async (command: readonly string[], ready: (output: string) => boolean, what: string, mounts = false): Promise<Process> => {
-    const started = start(inNamespace(holder.child.pid!, command, mounts));
-    others.push(started);
-    await waitFor(async () => ready(started.output()), `${what}: ${started.output()}`);
-    return started;
-  };
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'probekit-allowed-'));
-    writeFileSync(join(dir, 'resolv.conf'), 'nameserver 127.0.0.1\n');
-    // Files, then DNS: nothing else (no systemd-resolved over a socket outside the namespace) answers.
-    writeFileSync(join(dir, 'nsswitch.conf'), 'hosts: files dns\n');
-    writeFileSync(join(dir, 'hosts'), '127.0.0.1 localhost\n');
-    writeFileSync(
-      join(dir, 'dnsmasq.conf'),
-      [
-        'port=53',
-        'listen-address=127.0.0.1',
-        'bind-interfaces',
-        'no-resolv',
-        'no-hosts',
-        'local=/test/',
-        'address=/allowed.test/127.0.0.1',
-        'address=/forbidden.test/127.0.0.2',
-        'address=/metadata.test/169.254.169.254',
-        '',
-      ].join('\n'),
+    namespace = await startDnsNamespace({ 'allowed.test': '127.0.0.1', 'forbidden.test': '127.0.0.2', 'metadata.test': '169.254.169.254' });
+    writeFileSync(join(namespace.dir, 'blackbox.yml'), config(['127.0.0.1/32']));
+    await namespace.startIn([process.execPath, '-e', SERVERS], (output) => output.split('listening').length === 3, 'the HTTP servers');
+    const command = [process.execPath, ...FROM_SOURCE, OUR_EXPORTER_MAIN, `--config.file=${join(namespace.dir, 'blackbox.yml')}`, '--web.listen-address=127.0.0.1:9115'];
+    const exporter = await namespace.startIn(command, () => true, 'the exporter', true);
+    await waitUntil(
+      async () => (await get(`${EXPORTER}/-/healthy`)).status === 200,
+      () => `the exporter: ${exporter.output()}`,
     );
-    writeFileSync(join(dir, 'blackbox.yml'), config(['127.0.0.1/32']));
-    const binds = ['resolv.conf', 'nsswitch.conf', 'hosts'].map((file) => `mount --bind ${join(dir, file)} /etc/${file}`);
-    holder = start(['unshare', '--mount', '--net', '--', 'sh', '-c', ['set -e', 'ip link set lo up', ...binds, 'echo namespace ready', 'exec sleep 600'].join('\n')]);
-    await waitFor(async () => holder.output().includes('namespace ready'), `the namespace: ${holder.output()}`);
-    await startIn([DNSMASQ, '--keep-in-foreground', `--conf-file=${join(dir, 'dnsmasq.conf')}`, '--pid-file=', '--log-facility=-', '--user=root'], (output) => output.includes('started'), 'dnsmasq');
-    await startIn([process.execPath, '-e', SERVERS], (output) => output.split('listening').length === 3, 'the HTTP servers');
-    exporter = await startIn(
-      [process.execPath, ...FROM_SOURCE, OUR_EXPORTER_MAIN, `--config.file=${join(dir, 'blackbox.yml')}`, '--web.listen-address=127.0.0.1:9115'],
-      () => true,
-      'the exporter',
-      true,
-    );
-    await waitFor(async () => (await get(`${EXPORTER}/-/healthy`)).status === 200, `the exporter: ${exporter.output()}`);
-  }, 60_000);
+  }, 300_000);
 
   afterAll(async () => {
-    for (const process of others.reverse()) await process.stop();
-    await holder?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await namespace?.stop();
   });
 
   it('probes a name that resolves into an allowed network', async () => {
@@ -203,14 +155,14 @@ const runs = rootHere();
   });
 
   it('keeps the old allow-list when a reload brings a bad one, and applies a good one', async () => {
-    writeFileSync(join(dir, 'blackbox.yml'), config(['not-a-network']));
+    writeFileSync(join(namespace.dir, 'blackbox.yml'), config(['not-a-network']));
     const refused = await get(`${EXPORTER}/-/reload`, 'POST');
     expect(refused.status).toBe(500);
     expect(refused.body).toContain('modules.http_allowed.allowed_targets.networks[0]: "not-a-network" is not an IP address or CIDR range');
     expect((await probe('http_allowed', `http://forbidden.test:${SERVER_PORT}/`)).status).toBe(403);
     expect((await probe('http_allowed', `http://allowed.test:${SERVER_PORT}/`)).status).toBe(200);
 
-    writeFileSync(join(dir, 'blackbox.yml'), config(['127.0.0.0/8']));
+    writeFileSync(join(namespace.dir, 'blackbox.yml'), config(['127.0.0.0/8']));
     expect((await get(`${EXPORTER}/-/reload`, 'POST')).status).toBe(200);
     const reply = await probe('http_allowed', `http://forbidden.test:${SERVER_PORT}/`);
     expect(reply.status).toBe(200);

@@ -7,7 +7,7 @@
 import { once } from 'node:events';
 import { request as http1Request, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import { connect as http2Connect, constants as http2Constants, type ClientHttp2Stream, type IncomingHttpHeaders as Http2Headers } from 'node:http2';
-import type { Socket } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import type { Readable } from 'node:stream';
 import type { ProbeDeadline } from '../types';
@@ -222,8 +222,11 @@ export async function exchange(hop: Hop, request: OutgoingRequest, settings: Exc
     socket = await connectTcp(deadline, proxyEndpoint, resources);
     if (hop.tls) await tunnel(socket, authority, proxy, deadline);
     else {
-      // Plain HTTP through a proxy: the request line carries the absolute URL.
-      path = hop.url.toString();
+      // Plain HTTP through a proxy: the request line carries the absolute URL, with the address the exporter
+      // resolved and checked in place of the name (as upstream), so the proxy cannot resolve it to another.
+      const absolute = new URL(hop.url.href);
+      if (isIP(hop.address) !== 0 && !hop.address.includes('%')) absolute.hostname = isIP(hop.address) === 6 ? `[${hop.address}]` : hop.address;
+      path = absolute.toString();
       const credentials = proxyAuthorization(proxy.url);
       if (credentials) request = { ...request, headers: [...request.headers, ['Proxy-Authorization', [credentials]]] };
     }

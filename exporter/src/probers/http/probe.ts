@@ -260,6 +260,30 @@ function withZone(host: string, zone: string | undefined): string {
   return zone === undefined ? host : `${host}%${zone}`;
 }
 
+/**
+ * The address a redirect hop to `url` dials, checked by the allow-lists at the hop's own port: an IP
+ * literal is itself; a name the proxy resolves is left to it (and checked as a name); another name is
+ * resolved as any client would, once per probe (the time counts as resolve).
+ */
+async function hopAddress(journey: Journey, url: URL, zone: string | undefined, resolved: Map<string, string>): Promise<string> {
+  const { http, proxy, guard, deadline } = journey;
+  const host = unbracket(url.hostname);
+  const port = targetPort(url);
+  const written = withZone(host, zone);
+  if (isIP(host) !== 0 || (http.skipResolvePhaseWithProxy && proxy?.configured)) {
+    guardUnresolved(guard, written, port, 'redirect');
+    return written;
+  }
+  guard?.checkHost(host, 'redirect');
+  let address = resolved.get(written);
+  if (address === undefined) {
+    address = (await beforeDeadline(deadline, 'resolve', lookup(host))).address;
+    resolved.set(written, address);
+  }
+  guard?.checkAddress(host, address, port, 'redirect');
+  return address;
+}
+
 /** What the request and its redirects produced so far (kept when a later hop fails, for the metrics). */
 interface Exchanges {
   readonly hops: HopResult[];
@@ -278,7 +302,7 @@ interface Journey {
   /** TLS options for `serverName`, made while preparing the request (an https target only). */
   readonly firstTlsOptions?: ConnectionOptions;
   readonly proxy?: ProxyChoice;
-  /** The allow-lists, checked again for every hop to another host. */
+  /** The allow-lists, checked again for every redirect hop, at its own port. */
   readonly guard?: TargetGuard;
   readonly deadline: ProbeDeadline;
   readonly resources: Resources;
@@ -293,27 +317,23 @@ async function hopTlsOptions(journey: Journey, serverName: string): Promise<Conn
 
 /** Sends the request, then follows redirects as Go's client does, each hop on a new connection. */
 async function sendFollowingRedirects(exchanges: Exchanges, journey: Journey, firstRequest: RequestContent): Promise<void> {
-  const { http, targetUrl, proxy, guard, deadline, resources, logger } = journey;
+  const { http, targetUrl, proxy, deadline, resources, logger } = journey;
   const cookies = new Map<string, Map<string, string>>();
   let request = firstRequest;
   let url = targetUrl;
   let zone = journey.targetZone;
   let hostOverride = request.host;
-  let address = journey.firstAddress;
+  // The address each host name (with its zone) resolved to in this probe, the target's first: a name met
+  // again dials what it resolved to, at the port its own URL names.
+  const resolved = new Map([[withZone(unbracket(targetUrl.hostname), journey.targetZone), journey.firstAddress]]);
   for (;;) {
     const timings: Timings = { start: performance.now(), dnsDone: performance.now() };
     const sameHost = url.host === targetUrl.host && zone === journey.targetZone;
     const hopHost = unbracket(url.hostname);
-    if (exchanges.hops.length > 0 && !sameHost) {
-      // A redirect to another host resolves it as any client would; the time counts as resolve.
-      address = withZone(hopHost, zone);
-      if (isIP(hopHost) === 0 && !(http.skipResolvePhaseWithProxy && proxy?.configured)) {
-        guard?.checkHost(hopHost, 'redirect');
-        address = (await beforeDeadline(deadline, 'resolve', lookup(hopHost))).address;
-        guard?.checkAddress(hopHost, address, targetPort(url), 'redirect');
-      } else guardUnresolved(guard, address, targetPort(url), 'redirect');
-      timings.dnsDone = performance.now();
-    }
+    // Every hop after the first is addressed and checked from its own URL alone (host, zone, port): never
+    // from the hop before it, which a chain A -> B -> A would otherwise send to B's address at A's port.
+    const address = exchanges.hops.length === 0 ? journey.firstAddress : await hopAddress(journey, url, zone, resolved);
+    timings.dnsDone = performance.now();
     const hop: Hop = {
       url,
       address,

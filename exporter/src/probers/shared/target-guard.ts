@@ -31,29 +31,33 @@ export class TargetRefused extends Error {
   }
 }
 
-/** The exporter's own listener: the addresses that reach it, at its port. */
+/** The exporter's own listener: the address it is bound to (an unspecified one: every interface) and its port. */
 export interface SelfListener {
+  readonly address: string;
   readonly port: number;
-  readonly networks: readonly Network[];
 }
 
-/** Addresses that reach a listener on every interface: the unspecified ones (Linux connects them locally) and loopback. */
-const ALWAYS_LOCAL = ['0.0.0.0/32', '::/128', '127.0.0.0/8', '::1/128'];
+/** Addresses that reach a listener on every interface besides the interfaces' own: the unspecified ones (Linux connects them locally) and loopback. */
+const ALWAYS_LOCAL = ['0.0.0.0/32', '::/128', '127.0.0.0/8', '::1/128'].map((text) => parseNetwork(text) as Network);
+/** 0.0.0.0 and :: reach a listener on any one address too: Linux connects them to this host. */
+const UNSPECIFIED = ALWAYS_LOCAL.slice(0, 2);
+
+/** The listener bound to `address` (a zone dropped) at `port`. */
+export function selfListener(address: string, port: number): SelfListener {
+  return { address: address.replace(/%.*$/, ''), port };
+}
 
 /**
- * The addresses that reach a listener bound to `address` at `port`: that address alone, or for the
- * unspecified address (0.0.0.0, ::) every address of every local interface (read now) and loopback.
- * Either way 0.0.0.0 and :: too, which Linux connects to this host.
+ * Whether `bytes` (16, from ip16) reach `self`: its own address, or for the unspecified address every address
+ * of every local interface, read now (an address an interface gained since the exporter started counts at
+ * once, without a reload), and loopback. 0.0.0.0 and :: reach it either way.
  */
-export function selfListener(address: string, port: number): SelfListener {
-  const texts = new Set(['0.0.0.0/32', '::/128']);
-  const bare = address.replace(/%.*$/, '');
-  if (bare === '' || bare === '0.0.0.0' || bare === '::') {
-    for (const text of ALWAYS_LOCAL) texts.add(text);
-    for (const entries of Object.values(networkInterfaces())) for (const entry of entries ?? []) texts.add(entry.address.replace(/%.*$/, ''));
-  } else if (isIP(bare) !== 0) texts.add(bare);
-  const networks = [...texts].map((text) => parseNetwork(text)).filter((network): network is Network => typeof network !== 'string');
-  return { port, networks };
+function reachesSelf(bytes: readonly number[], self: SelfListener): boolean {
+  const same = (address: string): boolean => isIP(address) !== 0 && inNetwork(bytes, { text: address, bytes: ip16(address), prefix: 128 });
+  if (UNSPECIFIED.some((network) => inNetwork(bytes, network))) return true;
+  if (self.address !== '' && self.address !== '0.0.0.0' && self.address !== '::') return same(self.address);
+  if (ALWAYS_LOCAL.some((network) => inNetwork(bytes, network))) return true;
+  return Object.values(networkInterfaces()).some((entries) => (entries ?? []).some((entry) => same(entry.address.replace(/%.*$/, ''))));
 }
 
 /**
@@ -98,7 +102,7 @@ export class TargetGuard {
         if (METADATA_NETWORKS.some((network) => inNetwork(bytes, network))) {
           this.refuse('link_local_or_metadata', stage, `${shown} is a link-local or cloud metadata address, refused by ${list.field}.deny_self_and_metadata`);
         }
-        if (this.self && port === this.self.port && this.self.networks.some((network) => inNetwork(bytes, network))) {
+        if (this.self && port === this.self.port && reachesSelf(bytes, this.self)) {
           this.refuse('exporter_itself', stage, `${shown} port ${port} is the exporter's own listener, refused by ${list.field}.deny_self_and_metadata`);
         }
       }
@@ -110,18 +114,15 @@ export class TargetGuard {
 
   /**
    * A host name the exporter does not resolve (a proxy with skip_resolve_phase_with_proxy resolves it): its
-   * name is checked, and a `networks` list refuses it, since its address cannot be shown to be in one.
+   * name is checked, and a `networks` list or deny_self_and_metadata refuses it, since its address cannot be
+   * shown to be in the one or out of the other (a name may resolve to the metadata address or the exporter).
    */
   checkUnresolved(host: string, stage: RefusalStage = 'target'): void {
     this.checkHost(host, stage);
-    for (const list of this.lists) {
-      if (list.networks) {
-        this.refuse(
-          'address_not_resolved',
-          stage,
-          `host ${JSON.stringify(host)} is resolved by the proxy, not the exporter, so ${list.field}.networks cannot be checked; set skip_resolve_phase_with_proxy: false`,
-        );
-      }
-    }
+    const networks = this.lists.find((list) => list.networks);
+    const denying = this.lists.find((list) => list.denySelfAndMetadata);
+    const field = networks ? `${networks.field}.networks` : denying && `${denying.field}.deny_self_and_metadata`;
+    if (field === undefined) return;
+    this.refuse('address_not_resolved', stage, `host ${JSON.stringify(host)} is resolved by the proxy, not the exporter, so ${field} cannot be checked; set skip_resolve_phase_with_proxy: false`);
   }
 }
