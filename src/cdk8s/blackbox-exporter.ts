@@ -24,7 +24,7 @@ import {
   type AllowedTargets,
 } from '../model';
 import { exporterSettings } from '../model/defaults';
-import { parseModule } from '../model/validate';
+import { moduleNameProblem, parseModule } from '../model/validate';
 import { withDurationSuggestions } from '../model/problems';
 import { CLUSTER_CONFIG_DIR, CLUSTER_SECRETS_DIR, existingSecretDir, renderExporterConfig, type SecretFile } from '../render/exporter-config';
 import { renderExternalSecret } from '../render/external-secret';
@@ -214,7 +214,8 @@ export class BlackboxExporter extends Construct {
     const problems: Problem[] = [];
     const parsed = Object.entries(entries).flatMap(([name, entry]): Array<[string, SpecModule]> => {
       const path: FieldPath = ['modules', name];
-      if (name === '') problems.push({ path, message: 'a module needs a name; give it one' });
+      const nameProblem = moduleNameProblem(name, 'give it one');
+      if (nameProblem !== undefined) problems.push({ path, message: nameProblem });
       else if (name in this.moduleMap) problems.push({ path, message: `is a module of this exporter already; give this module another name, or change the first one` });
       const module = parseModule(name, entry, path, problems);
       return module ? [[name, module]] : [];

@@ -134,8 +134,25 @@ const presetSchema = z.discriminatedUnion('preset', [presetSchemas.http_2xx, pre
  */
 const moduleEntrySchema = z.union([presetSchema, z.record(z.string(), z.unknown())]);
 
-/** The names modules may have: any text but the empty one (a job names its module by it). */
-export const moduleNameSchema = z.string().min(1);
+/**
+ * A module's name: the `module` label of every series its jobs make, the `module=` of every probe URL, a key of the
+ * exporter's config file, and a word in alerts that Prometheus expands as Go templates. Hence a word that needs no
+ * quoting or escaping in any of them: what blackbox_exporter's examples use (http_2xx, tcp_connect, dns.udp).
+ */
+export const MODULE_NAME_RULE = 'must be 1 to 128 letters, digits, _, - and ., starting with a letter, digit or _, for example http_2xx or api-health';
+export const moduleNameSchema = z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/, MODULE_NAME_RULE);
+
+/**
+ * A job's name: Prometheus's `job` label, a rule group's name, an alert's label and words, and (made a Kubernetes
+ * name) a Probe object's. Words people read, so letters of any script, digits, spaces and the punctuation of a title,
+ * but nothing a template, a quoted string or a shell reads as its own: no braces, quotes, backslashes, $ or controls.
+ */
+export const jobNameSchema = z
+  .string()
+  .regex(
+    /^[\p{L}\p{N}_][\p{L}\p{N}_ .,:/()+-]{0,127}$/u,
+    'must be 1 to 128 letters, digits, spaces and _ . , : / ( ) + -, starting with a letter, digit or _, for example web or Web sites (EU); braces, quotes, \\ and $ are not allowed',
+  );
 
 const labelName = z
   .string()
@@ -159,7 +176,7 @@ const sloSchema = z.number().refine((percent) => percent > 0 && percent < 100, {
 });
 
 export const jobSchema = z.strictObject({
-  name: z.string().min(1).optional(),
+  name: jobNameSchema.optional(),
   module: z.string().min(1),
   targets: z.array(z.string()),
   scrapeInterval: z.string().optional(),

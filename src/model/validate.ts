@@ -29,7 +29,7 @@ import { readEnvSecret, unsetVariableProblem, type Environment, type SecretRef }
 import { moduleSecrets, moduleWithSecretFiles, secretCandidateFields, secretFieldProblems, withoutSecrets } from './secret-fields';
 import { dashboardSettings, exporterSettings } from './defaults';
 import { hostSettings } from './host';
-import { jobSchema, moduleNameSchema, presetSchemas, secretRefSchema, specSchema } from './schema';
+import { jobSchema, MODULE_NAME_RULE, moduleNameSchema, presetSchemas, secretRefSchema, specSchema } from './schema';
 import { DEFAULTS, kubernetesObjectName, MODULE_LABEL, type AlertThresholds, type Job, type ScrapeJob, type Spec, type SpecInput, type SpecModule } from './spec';
 
 /** A spec that cannot be used: every problem found, each printed with the spec's source before it. */
@@ -201,8 +201,11 @@ function parseModules(input: unknown, problems: Problem[]): { modules: Record<st
   }
   for (const [name, entry] of Object.entries(input)) {
     const path: FieldPath = ['modules', name];
-    if (parsePart(moduleNameSchema, name, path, []) === undefined) {
-      problems.push({ path, message: 'a module needs a name; write one before the colon' });
+    const nameProblem = moduleNameProblem(name, 'write one before the colon');
+    if (nameProblem !== undefined) {
+      problems.push({ path, message: nameProblem });
+      // Its jobs are not told it does not exist: the name is the one problem.
+      if (name !== '') defined.add(name);
       continue;
     }
     defined.add(name);
@@ -210,6 +213,12 @@ function parseModules(input: unknown, problems: Problem[]): { modules: Record<st
     if (module) modules[name] = module;
   }
   return { modules, defined };
+}
+
+/** Why `name` cannot name a module, or undefined when it can; `fixEmpty` says where a missing name is written. */
+export function moduleNameProblem(name: string, fixEmpty: string): string | undefined {
+  if (name === '') return `a module needs a name; ${fixEmpty}`;
+  return moduleNameSchema.safeParse(name).success ? undefined : `${JSON.stringify(name)} ${MODULE_NAME_RULE}; rename the module, and the jobs that name it`;
 }
 
 /**

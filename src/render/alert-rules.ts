@@ -6,6 +6,10 @@
  * Every alert carries `job` and `instance` (the target, or the exporter's address), because each expression keeps
  * the labels of the probe's series; its summary names the target, and `debug_url` links to the exporter's debug
  * output for it.
+ *
+ * Prometheus expands every label and annotation of a rule as a Go template: each text of the spec's put into one (a
+ * job or module name, a threshold, the external URL) is written as a literal, so that it prints as written and runs
+ * nothing, whatever a caller that skipped the spec's checks hands in.
  */
 import { stringify } from 'yaml';
 import { parseDuration } from '@probekit/exporter';
@@ -13,6 +17,7 @@ import type { Job, Spec, SpecModule } from '../model';
 import { probeDebugUrl, statusPageUrl } from './debug-links';
 import { CONFIG_RELOAD_SUCCESSFUL, PROBE_METRICS } from './probe-metrics';
 import { EXPORTER_JOB_NAME } from './scrape-job';
+import { goTemplateLiteral as literal } from './go-template';
 
 export interface AlertRule {
   readonly alert: string;
@@ -91,29 +96,30 @@ export function renderAlertRulesYaml(spec: Pick<Spec, 'jobs' | 'modules' | 'expo
 function jobRules(job: Job, module: SpecModule | undefined, externalUrl: string): AlertRule[] {
   const selector = `{job=${quoted(job.name)}}`;
   const series = (metric: string): string => `${metric}${selector}`;
-  const debugUrl = probeDebugUrl(externalUrl, { module: encodeURIComponent(job.module), target: '{{ $labels.instance | urlquery }}' });
+  const debugUrl = probeDebugUrl(literal(externalUrl), { module: encodeURIComponent(job.module), target: '{{ $labels.instance | urlquery }}' });
   const annotations = (summary: string, description: string): Record<string, string> => ({ summary, description, debug_url: debugUrl });
   // The expressions keep the series' job label; the rules say it too, which is what tells one job's rules from
   // another's of the same alert (promtool refuses two rules of one name with the same labels).
-  const labels = (severity: string): Record<string, string> => ({ severity, job: job.name });
-  const { downFor, slowerThan, slowFor, certificateWarningDays, certificateCriticalDays } = job.alerts;
-  const slowSeconds = parseDuration(slowerThan)! / 1000;
+  const labels = (severity: string): Record<string, string> => ({ severity, job: literal(job.name) });
+  const { certificateWarningDays, certificateCriticalDays } = job.alerts;
+  const [moduleName, downFor, slowerThan, slowFor] = [job.module, job.alerts.downFor, job.alerts.slowerThan, job.alerts.slowFor].map(literal);
+  const slowSeconds = parseDuration(job.alerts.slowerThan)! / 1000;
   const daysLeft = `(${series(PROBE_METRICS.certificateExpiry)} - time()) / ${SECONDS_PER_DAY}`;
 
   const rules: AlertRule[] = [
     {
       alert: ALERTS.endpointDown,
       expr: `${series(PROBE_METRICS.success)} == 0`,
-      for: downFor,
+      for: job.alerts.downFor,
       labels: labels('critical'),
-      annotations: annotations(`${TARGET} is down`, `Every probe of ${TARGET} (job ${JOB}, module ${job.module}) has failed for ${downFor}.`),
+      annotations: annotations(`${TARGET} is down`, `Every probe of ${TARGET} (job ${JOB}, module ${moduleName}) has failed for ${downFor}.`),
     },
   ];
   if (module?.prober === 'http') {
     rules.push({
       alert: ALERTS.httpStatus,
       expr: httpStatusExpression(series(PROBE_METRICS.httpStatusCode), module.http?.valid_status_codes ?? []),
-      for: downFor,
+      for: job.alerts.downFor,
       labels: labels('warning'),
       annotations: annotations(`${TARGET} answers HTTP {{ $value }}`, `${TARGET} (job ${JOB}) has answered with a status outside 2xx and 3xx for ${downFor}.`),
     });
@@ -122,7 +128,7 @@ function jobRules(job: Job, module: SpecModule | undefined, externalUrl: string)
     {
       alert: ALERTS.slow,
       expr: `${series(PROBE_METRICS.duration)} > ${plain(slowSeconds)}`,
-      for: slowFor,
+      for: job.alerts.slowFor,
       labels: labels('warning'),
       annotations: annotations(`${TARGET} is slow: its probe took {{ $value | humanizeDuration }}`, `Every probe of ${TARGET} (job ${JOB}) has taken longer than ${slowerThan} for ${slowFor}.`),
     },
@@ -214,7 +220,7 @@ function exporterGroup(externalUrl: string): RuleGroup {
         annotations: {
           summary: `The exporter at ${TARGET} failed to reload its config`,
           description: `The exporter at ${TARGET} (job ${JOB}) refused its new config file and keeps probing with the previous one; its log names every problem (or run it with --config.check).`,
-          debug_url: statusPageUrl(externalUrl),
+          debug_url: statusPageUrl(literal(externalUrl)),
         },
       },
     ],

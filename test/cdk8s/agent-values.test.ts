@@ -79,7 +79,7 @@ describe('AgentValues', () => {
     const agent = agentValues({ chart: 'victoria-metrics-agent', jobs: [job] }, 'prod');
     expect(agent.fileName).toBe('prod.agent-values.yaml');
     const text = agent.toYaml();
-    expect(text.split('\n')[0]).toBe('# Values for the vm/victoria-metrics-agent chart: the scrape jobs in extraScrapeConfigs.');
+    expect(text.split('\n')[0]).toBe('# Values for the vm/victoria-metrics-agent chart: the scrape jobs in extraScrapeConfigs, written for config.useTpl: true, which they set.');
     expect(text).toContain('# Install: helm upgrade --install vmagent vm/victoria-metrics-agent -n <namespace> -f <your values> -f prod.agent-values.yaml\n');
     expect(parse(text)).toEqual(agent.values);
   });

@@ -1,5 +1,6 @@
 import { DEFAULTS, SpecError, parseSpec, type SpecInput } from '../../src/model';
 import { fullEnv, fullSpec } from '../fixtures/specs';
+import { hostileText, samples } from '../support/hostile-text';
 import { problemsOf as problemsThrownBy } from '../support/problems';
 
 const minimal = (overrides: Partial<SpecInput> = {}): SpecInput => ({
@@ -422,5 +423,31 @@ describe('the dashboard, the alerts and the Operator in the spec', () => {
       'agent.scrapeJobs: is false but no Probe objects replace the scrape jobs, so nothing would probe the targets; add operator: {} for Probe objects, or remove scrapeJobs',
     ]);
     expect(parseSpec(minimal({ agent: { scrapeJobs: false }, operator: {} })).agent.scrapeJobs).toBe(false);
+  });
+});
+
+describe('names that go into templates, refused where they are declared', () => {
+  const spec = (modules: Record<string, unknown>, jobs: unknown[]) => ({ modules, jobs });
+
+  it('a module name that is not a plain word, also hostile ones, named with the rule and the fix; its jobs are not told it is missing', () => {
+    for (const name of ['web{{', '{{ with query "up" }}{{ . }}{{ end }}', ...samples(hostileText(), 200)]) {
+      expect(problemsOf(spec({ [name]: { preset: 'http_2xx' } }, [{ name: 'web', module: name, targets: ['https://example.com'] }]))).toEqual([
+        `modules[${JSON.stringify(name)}]: ${JSON.stringify(name)} must be 1 to 128 letters, digits, _, - and ., starting with a letter, digit or _, for example http_2xx or api-health; rename the module, and the jobs that name it`,
+      ]);
+    }
+  });
+
+  it('a job name holding braces, quotes, a backslash, $ or a control character, named with the rule', () => {
+    for (const name of ['web{{', 'say "hi"', ...samples(hostileText(['{', '}', '"', '\\', '$', '`', "'", '\n', '\t', '\u0000', '\u202e', '|', ';', '<']), 200)]) {
+      expect(problemsOf(spec({ m: { preset: 'http_2xx' } }, [{ name, module: 'm', targets: ['https://example.com'] }]))).toEqual([
+        expect.stringMatching(/^jobs\[0\]\.name: must be 1 to 128 letters, digits, spaces and _ \. , : \/ \( \) \+ -, starting with/),
+      ]);
+    }
+  });
+
+  it('takes the names people write', () => {
+    const modules = Object.fromEntries(['http_2xx', 'tcp-connect', 'dns.udp', '_internal', 'HTTP2'].map((name) => [name, { preset: 'http_2xx' }]));
+    const jobs = ['web', 'Web sites (EU) 2', 'api:v2/health', 'Zürich, prod', 'blackbox-exporter'].map((name) => ({ name, module: 'http_2xx', targets: ['https://example.com'] }));
+    expect(parseSpec(spec(modules, jobs)).jobs.map((job) => job.name)).toEqual(jobs.map((job) => job.name));
   });
 });

@@ -8,10 +8,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import fc from 'fast-check';
 import { stringify } from 'yaml';
-import { parseSpec } from '../../src/model';
+import { parseSpec, type Spec } from '../../src/model';
 import { ALERTS, renderAlertRules, renderAlertRulesYaml, type AlertRule } from '../../src/render';
 import { fullEnv, fullSpec } from '../fixtures/specs';
+import { hostileText, samples, templateText } from '../support/hostile-text';
 import { describeWithBinaries } from '../support/integration';
 
 const PROMTOOL = '/usr/bin/promtool';
@@ -71,11 +73,25 @@ describe('the rules from the spec', () => {
     }
   });
 
-  it('a job name is quoted as PromQL reads strings', () => {
-    const odd = renderAlertRules(parseSpec({ modules: { m: { prober: 'tcp' } }, jobs: [{ name: 'say "hi"\\', module: 'm', targets: ['h.example.com:1'] }] }));
+  it('a job name is quoted as PromQL reads strings, also one the spec would refuse', () => {
+    const odd = renderAlertRules(withNames(spec, [{ job: 'say "hi"\\', module: 'm' }]));
     expect(odd.groups[0].rules[0].expr).toBe('probe_success{job="say \\"hi\\"\\\\"} == 0');
   });
 });
+
+/**
+ * The spec with jobs of these names and module names (each probing with a copy of the tcp module), as a caller that
+ * skips the spec's checks would hand it to the renderer, and an external URL of its own.
+ */
+function withNames(base: Spec, names: ReadonlyArray<{ readonly job: string; readonly module: string }>, externalUrl = base.exporter.externalUrl): Spec {
+  const [job] = base.jobs;
+  return {
+    ...base,
+    exporter: { ...base.exporter, externalUrl },
+    modules: Object.fromEntries(names.map(({ module }) => [module, { prober: 'tcp' }])),
+    jobs: names.map(({ job: name, module }) => ({ ...job, name, module, targets: ['db.example.com:5432'] })),
+  };
+}
 
 describeWithBinaries([PROMTOOL])('promtool', () => {
   let dir: string;
@@ -248,6 +264,38 @@ describeWithBinaries([PROMTOOL])('promtool', () => {
 
   it.each(CASES.map((test) => [test.name, test] as const))('%s', async (_name, test) => {
     const result = await testRules([test]);
+    expect(result.output).toContain('SUCCESS');
+    expect(result.ok).toBe(true);
+  });
+
+  it('prints hostile job names, module names and an external URL as written, in every label and annotation, and runs none of them', async () => {
+    const names = samples(fc.uniqueArray(fc.record({ job: templateText, module: hostileText() }), { minLength: 40, maxLength: 40, selector: ({ job, module }) => `${job}\u0000${module}` }), 1)[0];
+    const seen = new Set<string>();
+    const unique = names.filter(({ module }) => !seen.has(module) && seen.add(module));
+    const externalUrl = 'https://probes.example.com/{{ with query "up" }}{{ . | first | value }}{{ end }}';
+    const hostile = withNames(spec, [{ job: 'web{{', module: '{{ with query "up" }}{{ . | first | value }}{{ end }}' }, ...unique], externalUrl);
+    writeFileSync(join(dir, 'hostile.yaml'), renderAlertRulesYaml(hostile));
+    const checked = await promtool('check', 'rules', 'hostile.yaml');
+    expect(checked.output).toContain('SUCCESS');
+    const down = hostile.jobs.map((job) => ({ job: job.name, instance: 'db.example.com:5432', module: job.module }));
+    const alerts = down.map((labels) => ({
+      exp_labels: { ...labels, severity: 'critical' },
+      exp_annotations: {
+        summary: 'db.example.com:5432 is down',
+        description: `Every probe of db.example.com:5432 (job ${labels.job}, module ${labels.module}) has failed for 5m.`,
+        debug_url: `${externalUrl}/probe?debug=true&module=${encodeURIComponent(labels.module)}&target=db.example.com%3A5432`,
+      },
+    }));
+    writeFileSync(join(dir, 'rules.yaml'), renderAlertRulesYaml(hostile));
+    const tests = [
+      {
+        interval: '1m',
+        input_series: down.map((labels) => ({ series: selector('probe_success', labels), values: '0x10' })),
+        alert_rule_test: [{ alertname: ALERTS.endpointDown, eval_time: '6m', exp_alerts: alerts }],
+      },
+    ];
+    writeFileSync(join(dir, 'tests.yaml'), stringify({ rule_files: ['rules.yaml'], evaluation_interval: '1m', tests }, { lineWidth: 0 }));
+    const result = await promtool('test', 'rules', 'tests.yaml');
     expect(result.output).toContain('SUCCESS');
     expect(result.ok).toBe(true);
   });

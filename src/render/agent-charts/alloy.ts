@@ -17,9 +17,10 @@
  */
 import { parseDuration } from '@probekit/exporter';
 import type { AlloyRemoteWrite } from '../../model';
+import { goTemplateLiteral } from '../go-template';
 import type { ExporterAccess } from '../exporter-web-config';
 import type { RelabelRule, ScrapeConfig } from '../scrape-job';
-import { literalForTpl, replacedNote, type AgentChartValues } from './chart-values';
+import { replacedNote, type AgentChartValues } from './chart-values';
 import { exporterAccessFiles, exporterSecretsNote, mountedSecretsNote, remoteWriteFiles, secretVolumes, volumeMounts, type SecretFiles, type SecretVolume, type VolumeMount } from './secret-files';
 
 export interface AlloyChartValues {
@@ -202,7 +203,7 @@ export function alloyChartValues(
 ): AgentChartValues<AlloyChartValues> {
   const ownRelease = remoteWrite.url !== undefined;
   const files = [...exporterAccessFiles(access), ...(ownRelease ? remoteWriteComponent({ ...remoteWrite, url: remoteWrite.url }).files : [])];
-  const content = literalForTpl(renderAlloyConfig(scrapeConfigs, remoteWrite));
+  const content = goTemplateLiteral(renderAlloyConfig(scrapeConfigs, remoteWrite));
   const volumes = files.length === 0 ? {} : { volumes: { extra: secretVolumes(files) } };
   const controller = ownRelease ? { type: 'deployment' as const, replicas: 1 as const, ...volumes } : files.length === 0 ? undefined : volumes;
   return {

@@ -3,6 +3,7 @@
  * installs them, and text that goes through the chart's `tpl`.
  */
 import { stringify } from 'yaml';
+import { goTemplateLiteral } from '../go-template';
 
 /** A chart's values, and the lines of the file's header comment. */
 export interface AgentChartValues<Values extends object = Record<string, unknown>> {
@@ -31,10 +32,12 @@ export function replacedNote(keys: readonly string[]): string {
 }
 
 /**
- * Text for a value the chart passes through Helm's `tpl` (the Prometheus chart's extraScrapeConfigs, the Alloy
- * chart's configuration): a `{{` in a target or a label would start a template action, so each one is written as
- * an action that prints it.
+ * Every text in `value` (the scrape jobs as a list the chart writes out with `toYaml` and then passes through
+ * `tpl`) written so that `tpl` prints it as it is.
  */
-export function literalForTpl(text: string): string {
-  return text.replaceAll('{{', '{{ "{{" }}');
+export function textsLiteralForTpl<T>(value: T): T {
+  if (typeof value === 'string') return goTemplateLiteral(value) as T;
+  if (Array.isArray(value)) return value.map(textsLiteralForTpl) as T;
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, textsLiteralForTpl(entry)])) as T;
+  return value;
 }

@@ -6,9 +6,10 @@
  * a Secret to some of its keys).
  */
 import { stringify } from 'yaml';
+import { goTemplateLiteral } from '../go-template';
 import type { ExporterAccess } from '../exporter-web-config';
 import type { ScrapeConfig } from '../scrape-job';
-import { helmCommandNote, replacedNote, literalForTpl, type AgentChartValues } from './chart-values';
+import { helmCommandNote, replacedNote, type AgentChartValues } from './chart-values';
 import { exporterAccessFiles, exporterSecretsNote, mountedSecretsNote, secretVolumes, volumeMounts, type SecretVolume, type VolumeMount } from './secret-files';
 
 export interface PrometheusChartValues {
@@ -18,7 +19,7 @@ export interface PrometheusChartValues {
 
 /** The jobs as the chart's text: a YAML list, or nothing (a `[]` would follow the chart's own jobs and break its YAML). */
 export function scrapeConfigsText(scrapeConfigs: readonly ScrapeConfig[]): string {
-  return scrapeConfigs.length === 0 ? '' : literalForTpl(stringify(scrapeConfigs, { lineWidth: 0 }));
+  return scrapeConfigs.length === 0 ? '' : goTemplateLiteral(stringify(scrapeConfigs, { lineWidth: 0 }));
 }
 
 export function prometheusChartValues(scrapeConfigs: readonly ScrapeConfig[], access: ExporterAccess, exporterNamespace: string, file: string): AgentChartValues<PrometheusChartValues> {

@@ -20,7 +20,7 @@ describe('renderAgentChartValues', () => {
     expect(Object.fromEntries(AGENT_CHARTS.map((chart) => [chart, Object.keys(render(AGENTS[chart]).values)]))).toEqual({
       generic: ['agent', 'blackbox-exporter'],
       prometheus: ['extraScrapeConfigs', 'server'],
-      'victoria-metrics-agent': ['extraScrapeConfigs', 'extraVolumes', 'extraVolumeMounts'],
+      'victoria-metrics-agent': ['config', 'extraScrapeConfigs', 'extraVolumes', 'extraVolumeMounts'],
       alloy: ['alloy', 'controller'],
       'k8s-monitoring': ['prometheusOperatorObjects', 'alloy-metrics'],
     });

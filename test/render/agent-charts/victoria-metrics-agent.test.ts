@@ -9,7 +9,7 @@ describe('values for vm/victoria-metrics-agent', () => {
   it("keep the chart's contract: the jobs as the top-level extraScrapeConfigs list", () => {
     const { values, notes } = victoriaMetricsAgentChartValues(scrapeConfigs(), {}, 'observability', 'probekit.agent-values.yaml');
     expect(contractProblems(VICTORIA_METRICS_AGENT_CHART_CONTRACT, values)).toEqual([]);
-    expect(values).toEqual({ extraScrapeConfigs: scrapeConfigs() });
+    expect(values).toEqual({ config: { useTpl: true }, extraScrapeConfigs: scrapeConfigs() });
     expect(notes).toContain('Install: helm upgrade --install vmagent vm/victoria-metrics-agent -n <namespace> -f <your values> -f probekit.agent-values.yaml');
   });
 
