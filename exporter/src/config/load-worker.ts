@@ -1,10 +1,18 @@
 /**
  * Loading the config file without holding up the server. A worker thread reads, parses and validates the
  * file, compiling every module (which checks every pattern), and hands each module over as written as soon
- * as it compiled; this thread compiles those again, in slices that give the event loop back between them,
- * while the worker goes on with the next. Probes and /-/healthy are answered while even a very large file
- * loads, and the two threads work at once. Only plain data crosses between the threads: compiled patterns,
- * URLs and Buffers do not, so each thread makes its own. A refused file discards what was compiled.
+ * as it compiled, with how long that took; this thread compiles those again, in slices that give the event
+ * loop back between them, while the worker goes on with the next. Probes and /-/healthy are answered while
+ * even a very large file loads, and the two threads work at once. Only plain data crosses between the
+ * threads: compiled patterns, URLs and Buffers do not, so each thread makes its own (cloning a compiled
+ * pattern costs more than compiling it). A refused file discards what was compiled.
+ *
+ * A slice ends between modules, and one pattern's compile cannot be cut: re2js takes seconds over some
+ * patterns upstream's Go compiles in milliseconds (a 72 KB pattern, `(\pL{10,1000})` repeated). So from the
+ * first module that took the worker longer than SLOW_COMPILE_MS on, this thread compiles no pattern: the
+ * modules keep them to compile at first use, and the exporter hands such a config to a probe worker, which
+ * compiles it in its own thread (../server/exporter-server.ts). With probe workers, this thread compiles no
+ * pattern at all.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isMainThread, MessageChannel, parentPort, receiveMessageOnPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
@@ -23,9 +31,15 @@ const MODULES_PER_MESSAGE = 1000;
 const MESSAGES_AHEAD = 2;
 /** How long one slice of compiling may hold the event loop. */
 const SLICE_MILLISECONDS = 10;
+/**
+ * A module whose compile took the worker longer than this would hold this thread as long: its patterns, and
+ * those of every module after it, are not compiled here. Ordinary modules take well under a millisecond.
+ */
+export const SLOW_COMPILE_MS = 250;
 
 type LoaderMessage =
-  | { readonly kind: 'modules'; readonly modules: WrittenModules }
+  /** `slow`: those of `modules` that took longer than SLOW_COMPILE_MS to compile. */
+  | { readonly kind: 'modules'; readonly modules: WrittenModules; readonly slow: readonly string[] }
   | { readonly kind: 'loaded'; readonly notes: readonly string[]; readonly allowedTargets?: AllowedTargetsSection }
   | { readonly kind: 'refused'; readonly file: string; readonly problems: readonly Problem[] }
   | { readonly kind: 'failed'; readonly message: string };
@@ -39,25 +53,26 @@ interface LoaderData {
 
 /** The worker's side: load the file, sending compiled modules as asked, then say how it ended. */
 async function serveLoad(port: NonNullable<typeof parentPort>, { file, asks }: LoaderData): Promise<void> {
-  const ready: Array<WrittenModules[number][]> = [[]];
+  const ready: Array<{ modules: WrittenModules[number][]; slow: string[] }> = [{ modules: [], slow: [] }];
   let allowed = MESSAGES_AHEAD;
   const send = (): void => {
     while (receiveMessageOnPort(asks) !== undefined) allowed += 1;
     while (allowed > 0 && ready.length > 1) {
       allowed -= 1;
-      port.postMessage({ kind: 'modules', modules: ready.shift()! } satisfies LoaderMessage);
+      port.postMessage({ kind: 'modules', ...ready.shift()! } satisfies LoaderMessage);
     }
   };
   let reply: LoaderMessage;
   try {
-    const config = await loadConfigFile(file, (name, module) => {
+    const config = await loadConfigFile(file, (name, module, milliseconds) => {
       const batch = ready.at(-1)!;
-      batch.push([name, module.written]);
-      if (batch.length < MODULES_PER_MESSAGE) return;
-      ready.push([]);
+      batch.modules.push([name, module.written]);
+      if (milliseconds > SLOW_COMPILE_MS) batch.slow.push(name);
+      if (batch.modules.length < MODULES_PER_MESSAGE) return;
+      ready.push({ modules: [], slow: [] });
       send();
     });
-    ready.push([]);
+    ready.push({ modules: [], slow: [] });
     while (ready.length > 1) {
       send();
       if (ready.length > 1) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -85,7 +100,7 @@ function workerSource(): string {
 }
 
 /** Compiles modules that already passed a load, a slice at a time, into `modules`. */
-async function compileInSlices(file: string, written: WrittenModules, modules: Record<string, CompiledModule>, patterns: PatternCache): Promise<void> {
+async function compileInSlices(file: string, written: WrittenModules, modules: Record<string, CompiledModule>, patterns: PatternCache | 'defer'): Promise<void> {
   let sliceStarted = performance.now();
   for (const [name, module] of written) {
     const compiled = compileParsed(name, module, undefined, patterns);
@@ -99,16 +114,31 @@ async function compileInSlices(file: string, written: WrittenModules, modules: R
   }
 }
 
-/** Loads and compiles the config file while this thread keeps serving; rejects with ConfigError when it is refused. */
-export function loadConfigOffThread(file: string): Promise<LoadedConfig> {
+/** A config loaded in a worker thread, and whether its patterns were compiled in this one. */
+export interface LoadedOffThread extends LoadedConfig {
+  /** Modules whose compile took the loading thread longer than SLOW_COMPILE_MS. */
+  readonly slowToCompile: readonly string[];
+  /**
+   * False when this thread compiled no pattern from some module on (asked not to, or a module was slow):
+   * only probe workers may then run its probes.
+   */
+  readonly patternsCompiled: boolean;
+}
+
+/**
+ * Loads and compiles the config file while this thread keeps serving; rejects with ConfigError when it is
+ * refused. `compilePatterns` false: probe workers run every probe, and this thread compiles no pattern.
+ */
+export function loadConfigOffThread(file: string, compilePatterns = true): Promise<LoadedOffThread> {
   return new Promise((resolve, reject) => {
     const modules = moduleRecord();
     const patterns: PatternCache = new Map();
+    const slowToCompile: string[] = [];
     const { port1: ask, port2: asks } = new MessageChannel();
     let compiling = Promise.resolve();
     let settled = false;
     const worker = new Worker(workerSource(), { eval: true, workerData: { role: ROLE, file, asks } satisfies LoaderData, transferList: [asks] });
-    const finish = (outcome: () => Promise<LoadedConfig>): void => {
+    const finish = (outcome: () => Promise<LoadedOffThread>): void => {
       if (settled) return;
       settled = true;
       outcome().then(resolve, reject);
@@ -118,8 +148,9 @@ export function loadConfigOffThread(file: string): Promise<LoadedConfig> {
     worker.on('message', (message: LoaderMessage) => {
       switch (message.kind) {
         case 'modules':
+          slowToCompile.push(...message.slow);
           compiling = compiling.then(async () => {
-            await compileInSlices(file, message.modules, modules, patterns);
+            await compileInSlices(file, message.modules, modules, compilePatterns && slowToCompile.length === 0 ? patterns : 'defer');
             if (!settled) ask.postMessage('next');
           });
           compiling.catch((error: unknown) => finish(() => Promise.reject(error as Error)));
@@ -127,13 +158,14 @@ export function loadConfigOffThread(file: string): Promise<LoadedConfig> {
         case 'loaded':
           return finish(async () => {
             await compiling;
+            const loaded = { modules, notes: message.notes, slowToCompile, patternsCompiled: compilePatterns && slowToCompile.length === 0 };
             const written = message.allowedTargets;
-            if (written === undefined) return { modules, notes: message.notes };
+            if (written === undefined) return loaded;
             // The worker compiled the same section without a problem, as for modules above.
             const problems: Problem[] = [];
             const allowedTargets = compileAllowList(written, ['allowed_targets'], problems);
             if (problems.length > 0) throw new ConfigError(file, problems);
-            return { modules, notes: message.notes, allowedTargets, writtenAllowedTargets: written };
+            return { ...loaded, allowedTargets, writtenAllowedTargets: written };
           });
         case 'refused':
           return finish(() => Promise.reject(new ConfigError(message.file, message.problems)));

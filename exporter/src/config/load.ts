@@ -7,7 +7,7 @@
 import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
 import { configSchema, type Module } from './schema';
-import { compileConfig, type CompiledConfig, type CompiledModule } from './module';
+import { compileConfig, type CompiledConfig, type ModuleCompiled } from './module';
 import { decodeYaml, firstDocument, LineIndex, mergedEntries, parseYaml, YamlError, type YamlNode } from './yaml';
 import { formatProblem, type FieldPath, type Problem } from '../contract/problems';
 import { readProblem, readRegularFile } from './regular-file';
@@ -99,7 +99,7 @@ export function decodeConfigText(text: string, lines: LineIndex, file: string, s
  * of every module is reported at once, each on its own line as `file:line: field: what to do`. `compiled`
  * hears of each module that compiled, as soon as it did, while later ones may still be refused.
  */
-export function parseConfig(text: string, file: string, compiled?: (name: string, module: CompiledModule) => void): LoadedConfig {
+export function parseConfig(text: string, file: string, compiled?: ModuleCompiled): LoadedConfig {
   const notes: string[] = [];
   const document = firstDocument(text);
   if (document.more) notes.push('the file holds more than one YAML document; only the first is read, as blackbox_exporter does');
@@ -122,7 +122,7 @@ export async function readConfigFile(file: string): Promise<string> {
 }
 
 /** Reads, parses and compiles the config file in this thread (`--config.check`, tests). */
-export async function loadConfigFile(file: string, compiled?: (name: string, module: CompiledModule) => void): Promise<LoadedConfig> {
+export async function loadConfigFile(file: string, compiled?: ModuleCompiled): Promise<LoadedConfig> {
   return parseConfig(await readConfigFile(file), file, compiled);
 }
 

@@ -9,7 +9,7 @@ import type { CompileContext, ProberDefinition } from '../probers/definition';
 import { PROBER_DEFINITIONS, PROBER_NAMES, type DefinitionOf, type ProberName } from '../probers/registry';
 import { parseGoDuration } from './duration';
 import { compileCel, type CelProgram } from './cel';
-import { compileGoRegexp, type GoRegexp } from './regexp';
+import { compileGoRegexp, deferGoRegexp, type GoRegexp } from './regexp';
 import { moduleSchema, topLevelSchema, type Module } from './schema';
 import { compileAllowList, type AllowedTargetsSection, type AllowList } from './allowed-targets';
 
@@ -68,9 +68,10 @@ function compilePattern(source: string, cache: PatternCache): GoRegexp | { reado
   return compiled;
 }
 
-function compileContext(problems: Problem[], base: FieldPath, patterns: PatternCache): CompileContext {
+function compileContext(problems: Problem[], base: FieldPath, patterns: PatternCache | 'defer'): CompileContext {
   return {
     pattern: (path, source) => {
+      if (patterns === 'defer') return { source, regexp: deferGoRegexp(source) };
       const compiled = compilePattern(source, patterns);
       if (!('refused' in compiled)) return { source, regexp: compiled };
       problems.push({
@@ -97,9 +98,10 @@ function compileContext(problems: Problem[], base: FieldPath, patterns: PatternC
 /**
  * A module that passed the schema, compiled; `directory` anchors relative file paths (none: left as written).
  * A module's `written` form compiles again to the same module, which is how a load done in another thread
- * hands its modules over.
+ * hands its modules over. `patterns`: compiled patterns to share, or 'defer' for a module whose patterns
+ * another thread compiled and checked, compiled here only if used (../server/probe-pool.ts).
  */
-export function compileParsed(name: string, parsed: Module, directory?: string, patterns: PatternCache = new Map()): Compiled {
+export function compileParsed(name: string, parsed: Module, directory?: string, patterns: PatternCache | 'defer' = new Map()): Compiled {
   const problems: Problem[] = [];
   const base = ['modules', name];
   for (const other of PROBER_NAMES) {
@@ -153,12 +155,15 @@ export function moduleRecord(): Record<string, CompiledModule> {
   return Object.create(null) as Record<string, CompiledModule>;
 }
 
+/** Hears of each module that compiled, as soon as it did, and how long its compile took in milliseconds. */
+export type ModuleCompiled = (name: string, module: CompiledModule, milliseconds: number) => void;
+
 /**
  * A whole config as decoded from its file (undefined: an empty file, a config without modules), compiled: the top
  * level, the exporter-wide allowed_targets and every module, each problem with its path from the config's root.
- * `directory` anchors relative file paths; `compiled` hears of each module that compiled, as soon as it did.
+ * `directory` anchors relative file paths; `compiled` hears of each module that compiled.
  */
-export function compileConfig(decoded: unknown, directory?: string, compiled?: (name: string, module: CompiledModule) => void): { readonly config: CompiledConfig } | { readonly problems: Problem[] } {
+export function compileConfig(decoded: unknown, directory?: string, compiled?: ModuleCompiled): { readonly config: CompiledConfig } | { readonly problems: Problem[] } {
   const top = topLevelSchema.safeParse(decoded ?? {}, { reportInput: true });
   if (!top.success) return { problems: schemaProblems(topLevelSchema, top.error.issues) };
   const problems: Problem[] = [];
@@ -168,11 +173,12 @@ export function compileConfig(decoded: unknown, directory?: string, compiled?: (
   const allowedTargets = writtenAllowedTargets && compileAllowList(writtenAllowedTargets, ['allowed_targets'], problems);
   // The decoded mapping, not the schema's copy of it: a module may be called __proto__.
   for (const [name, input] of Object.entries((decoded as { modules?: Record<string, unknown> } | null | undefined)?.modules ?? {})) {
+    const started = performance.now();
     const result = compileModule(name, input, directory, patterns);
     if ('problems' in result) problems.push(...result.problems);
     else {
       modules[name] = result.module;
-      compiled?.(name, result.module);
+      compiled?.(name, result.module, performance.now() - started);
     }
   }
   if (problems.length > 0) return { problems };

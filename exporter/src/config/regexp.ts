@@ -20,38 +20,54 @@ export interface GoMatch {
   named(name: string): string | undefined;
 }
 
+interface Compiled {
+  readonly program: RE2JS;
+  /** Group names by group number, in order: Go lets several groups share a name. */
+  readonly names: ReadonlyArray<readonly [string, number]>;
+}
+
 /**
- * A compiled Go regular expression. One object serves every probe: matching keeps no state between calls.
- * Both methods search the whole text, as Go's MatchString and FindStringSubmatch do: a pattern is anchored
- * only where it says `^` or `\A`.
+ * A Go regular expression, compiled (compileGoRegexp) or to be compiled at its first use (deferGoRegexp).
+ * One object serves every probe: matching keeps no state between calls. Both methods search the whole text,
+ * as Go's MatchString and FindStringSubmatch do: a pattern is anchored only where it says `^` or `\A`.
  */
 export class GoRegexp {
-  /** Group names by group number, in order: Go lets several groups share a name. */
-  private readonly names: ReadonlyArray<readonly [string, number]>;
+  private compiled?: Compiled;
 
-  constructor(
-    private readonly compiled: RE2JS,
-    renamed: ReadonlyMap<string, string> = new Map(),
-  ) {
-    this.names = Object.entries(compiled.namedGroups())
-      .map(([name, index]) => [renamed.get(name) ?? name, index] as const)
-      .sort(([, a], [, b]) => a - b);
+  constructor(private readonly source: string) {}
+
+  /** Compiles it now, if not yet; throws RegexpError with RE2's reason. */
+  compile(): Compiled {
+    if (this.compiled) return this.compiled;
+    try {
+      const { pattern, renamed } = withUniqueGroupNames(this.source);
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- RE2 (3 MiB in memory) loads with the first pattern, not with the exporter
+      const program = (require('re2js') as typeof import('re2js')).RE2JS.compile(pattern);
+      const names = Object.entries(program.namedGroups())
+        .map(([name, index]) => [renamed.get(name) ?? name, index] as const)
+        .sort(([, a], [, b]) => a - b);
+      return (this.compiled = { program, names });
+    } catch (error) {
+      // re2js's messages are RE2's and Go's: "error parsing regexp: invalid escape sequence: `\1`".
+      throw new RegexpError((error as Error).message.replace(/^error parsing regexp: /, ''));
+    }
   }
 
   /** Whether the pattern matches anywhere in `text`. */
   test(text: string): boolean {
-    return this.compiled.test(text);
+    return this.compile().program.test(text);
   }
 
   /** The leftmost match in `text` and its groups, or null. */
   exec(text: string): GoMatch | null {
-    const matcher = this.compiled.matcher(text);
+    const { program, names } = this.compile();
+    const matcher = program.matcher(text);
     if (!matcher.find()) return null;
     const groups: Array<string | undefined> = [];
     for (let index = 0; index <= matcher.groupCount(); index += 1) groups.push(matcher.group(index) ?? undefined);
     return {
       group: (index) => groups[index],
-      named: (name) => this.names.map(([groupName, index]) => (groupName === name ? groups[index] : undefined)).find((text) => text !== undefined),
+      named: (name) => names.map(([groupName, index]) => (groupName === name ? groups[index] : undefined)).find((text) => text !== undefined),
     };
   }
 }
@@ -88,18 +104,22 @@ export interface Pattern {
 }
 
 /**
- * Compiles a Go regular expression, or throws RegexpError with RE2's reason. This is the one place a regular
- * expression engine is called: the config loader calls it once per pattern, and probes use what it returned.
+ * Compiles a Go regular expression, or throws RegexpError with RE2's reason. GoRegexp.compile is the one place
+ * a regular expression engine is called: the config loader compiles each pattern once, and probes use it.
  */
 export function compileGoRegexp(source: string): GoRegexp {
-  try {
-    const { pattern, renamed } = withUniqueGroupNames(source);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- RE2 (3 MiB in memory) loads with the first pattern, not with the exporter
-    return new GoRegexp((require('re2js') as typeof import('re2js')).RE2JS.compile(pattern), renamed);
-  } catch (error) {
-    // re2js's messages are RE2's and Go's: "error parsing regexp: invalid escape sequence: `\1`".
-    throw new RegexpError((error as Error).message.replace(/^error parsing regexp: /, ''));
-  }
+  const regexp = new GoRegexp(source);
+  regexp.compile();
+  return regexp;
+}
+
+/**
+ * A pattern another thread compiled already (so it compiles), compiled here only if it is ever used: the
+ * serving thread keeps such modules when probe workers run the probes (../server/probe-pool.ts), and a
+ * pattern's compile can take seconds, which that thread must never spend.
+ */
+export function deferGoRegexp(source: string): GoRegexp {
+  return new GoRegexp(source);
 }
 
 /**

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { ConfigError, loadConfigFile } from '../config/load';
-import { loadConfigOffThread } from '../config/load-worker';
+import { loadConfigOffThread, SLOW_COMPILE_MS, type LoadedOffThread } from '../config/load-worker';
 import { maskedConfigYaml } from '../config/mask';
 import { moduleRecord, type CompiledConfig } from '../config/module';
 import { readRegularFile } from '../config/regular-file';
@@ -96,7 +96,9 @@ export class Exporter {
   private server?: Server;
   private readonly freeMemory: FreeMemoryRelease;
   private web?: WebGate;
-  private readonly pool?: ProbePool;
+  /** Probe workers: from the start with --probe.workers above 1, else from the first config slow to compile. */
+  private pool?: ProbePool;
+  private replacements?: Counter<'cause'>;
 
   constructor(private readonly options: ExporterOptions) {
     this.history = new ProbeHistory(options.historyLimit);
@@ -108,14 +110,21 @@ export class Exporter {
     this.reloadSuccess = gauge(CONFIG_RELOAD_SUCCESS);
     this.reloadTime = gauge(CONFIG_RELOAD_SUCCESS_TIME);
     gauge(BUILD_INFO, ['version', 'runtime']).set({ version: EXPORTER_VERSION, runtime: process.version }, 1);
-    if ((options.probeWorkers ?? 1) > 1) {
-      // Required here, not imported: an exporter without workers never initializes the pool's code.
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { ProbePool: Pool } = require('./probe-pool') as typeof import('./probe-pool');
+    if ((options.probeWorkers ?? 1) > 1) this.pool = this.newPool(options.probeWorkers!);
+  }
+
+  private newPool(size: number): ProbePool {
+    // Required here, not imported: an exporter without workers never initializes the pool's code.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { ProbePool: Pool } = require('./probe-pool') as typeof import('./probe-pool');
+    if (!this.replacements) {
       const replacements = new Counter({ name: PROBE_WORKER_REPLACEMENTS.name, help: PROBE_WORKER_REPLACEMENTS.help, labelNames: ['cause'], registers: [this.metrics] });
       for (const cause of ['deadline', 'stopped'] as const) replacements.inc({ cause }, 0);
-      this.pool = new Pool(options.probeWorkers!, options.logSettings ?? { logLevel: 'info', logFormat: 'logfmt', logProber: 'info' }, options.log, (cause) => replacements.inc({ cause }));
+      this.replacements = replacements;
     }
+    const replacements = this.replacements;
+    const { logSettings = { logLevel: 'info', logFormat: 'logfmt', logProber: 'info' }, log } = this.options;
+    return new Pool(size, logSettings, log, (cause) => replacements.inc({ cause }));
   }
 
   /** Loads the config file; on failure the previous config stays and the error is rethrown. */
@@ -142,9 +151,25 @@ export class Exporter {
       // Off the event loop once the server answers requests; before it listens there is nothing to keep
       // answering, and loading here spares a start-up the second thread, which reads and compiles the bundle
       // again (about 140 ms of CPU for a small file).
-      const loaded = this.server ? await loadConfigOffThread(file) : await loadConfigFile(file);
+      const loaded: LoadedOffThread = this.server ? await loadConfigOffThread(file, this.pool === undefined) : { ...(await loadConfigFile(file)), slowToCompile: [], patternsCompiled: true };
+      let pool = this.pool;
+      if (!pool && !loaded.patternsCompiled) {
+        // This thread did not compile it (../config/load-worker.ts says why): a probe worker will, and run its probes.
+        log.info('Modules slow to compile; from now on probes run in a probe worker thread, which compiles them, so that the server keeps answering', {
+          modules: loaded.slowToCompile.slice(0, 5).join(',') + (loaded.slowToCompile.length > 5 ? ',...' : ''),
+          slower_than_seconds: SLOW_COMPILE_MS / 1000,
+        });
+        pool = this.newPool(1);
+      }
       // Every probe worker compiles it before any probe uses it; one that cannot keeps the old config everywhere.
-      const serveInWorkers = await this.pool?.prepare(loaded, file);
+      let serveInWorkers: (() => void) | undefined;
+      try {
+        serveInWorkers = await pool?.prepare(loaded, file);
+      } catch (error) {
+        if (pool !== this.pool) await pool?.stop();
+        throw error;
+      }
+      this.pool = pool;
       // Both files or neither: a reload that fails leaves the exporter as it was.
       this.applyWeb(web);
       this.config = loaded;

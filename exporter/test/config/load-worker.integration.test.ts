@@ -56,6 +56,27 @@ describe('loading the config in a worker thread', () => {
     await expect(loadConfigOffThread(join(dir, 'missing.yml'))).rejects.toThrow(/missing\.yml: cannot read the config file: ENOENT/);
   });
 
+  it('compiles no pattern in this thread from a module slow to compile on, and names it; the patterns work when used', async () => {
+    // About 0.8 s in re2js: 60 groups of \\pL{10,1000}.
+    const slow = `${'(\\\\pL{10,1000})'.repeat(60)}x`;
+    const path = file(
+      'slow.yml',
+      `modules:\n  quick:\n    prober: http\n    http:\n      fail_if_body_matches_regexp: ["^a"]\n  slow:\n    prober: http\n    http:\n      fail_if_body_matches_regexp: ["${slow}"]\n`,
+    );
+    const loaded = await loadConfigOffThread(path);
+    expect(loaded.slowToCompile).toEqual(['slow']);
+    expect(loaded.patternsCompiled).toBe(false);
+    const module = loaded.modules.slow;
+    if (module.prober !== 'http') throw new Error('slow is not an http module');
+    expect(module.http.failIfBodyMatches[0].regexp.test('b'.repeat(5))).toBe(false);
+    // Probe workers run every probe: nothing is compiled here, quick module or not.
+    const pooled = await loadConfigOffThread(path, false);
+    expect(pooled.patternsCompiled).toBe(false);
+    expect(Object.keys(pooled.modules)).toEqual(['quick', 'slow']);
+    const quick = await loadConfigOffThread(file('quick.yml', 'modules:\n  quick:\n    prober: http\n    http:\n      fail_if_body_matches_regexp: ["^a"]\n'));
+    expect([quick.slowToCompile, quick.patternsCompiled]).toEqual([[], true]);
+  });
+
   it('leaves the event loop free while 44,000 modules load', async () => {
     const path = file('large.yml', largeConfigYaml(44_000));
     // In a process of its own (loopback/load-stall.ts says why): the heap collected during the load is the loader's.

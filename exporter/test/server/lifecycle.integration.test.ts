@@ -160,6 +160,62 @@ describe('a reload of a large config', () => {
   }, 180_000);
 });
 
+describe('a reload of patterns slow to compile', () => {
+  // re2js compiles each \\pL{10,1000} group in some 13 ms (upstream's Go in well under one): 150 of them take about
+  // two seconds, in one call nothing can cut. A 72 KB alternation of words and four patterns of 20 groups come too.
+  const slowPattern = (groups: number, tag: string): string => `${'(\\\\pL{10,1000})'.repeat(groups)}${tag}`;
+  const words = Array.from({ length: 9000 }, (_, index) => `w${index.toString(36)}`).join('|');
+  const heavy = [
+    SMALL.trimEnd(),
+    `  huge:\n    prober: http\n    http:\n      preferred_ip_protocol: ip4\n      fail_if_body_matches_regexp: ["${slowPattern(150, 'huge')}"]`,
+    `  words:\n    prober: http\n    http:\n      preferred_ip_protocol: ip4\n      fail_if_body_matches_regexp: ["^(${words})$"]`,
+    ...[1, 2, 3, 4].map((index) => `  some_${index}:\n    prober: http\n    http:\n      preferred_ip_protocol: ip4\n      fail_if_body_matches_regexp: ["${slowPattern(20, `s${index}`)}"]`),
+  ].join('\n');
+
+  it("keeps /-/healthy answering through the whole reload, by the reload's own log line, and runs the probes in a worker", async () => {
+    const started = await startOurs(SMALL);
+    try {
+      await waitHealthy(started.base, started.child, started.stderr);
+      await scrape(started.base);
+      writeFileSync(started.configFile, `${heavy}\n`);
+      let status: number | undefined;
+      const reload = fetch(`${started.base}/-/reload`, { method: 'POST' }).then((response) => {
+        status = response.status;
+      });
+      // When each /-/healthy answer came, on the clock the exporter's log lines are stamped with.
+      const answered: number[] = [];
+      while (status === undefined) {
+        const ok = await fetch(`${started.base}/-/healthy`, { signal: AbortSignal.timeout(10_000) }).then(
+          (response) => response.ok,
+          () => false,
+        );
+        if (ok) answered.push(Date.now());
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await reload;
+      expect(status).toBe(200);
+      const metrics = await scrape(started.base);
+      // The exporter's own measure of its loop: the longest delay since the scrape before the reload.
+      expect(metricValue(metrics, 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(1);
+      // The reload's window, from its own line: it ended at ts and took duration_seconds.
+      const line = [...started.stderr().matchAll(/ts=(\S+) level=info msg="Loaded config file" \S+ modules=7 duration_seconds=([\d.]+)/g)].at(-1);
+      expect(line).toBeDefined();
+      const end = Date.parse(line![1]);
+      const begin = end - Number(line![2]) * 1000;
+      // Two seconds of compiling at the least (the worker's), so that each quarter is half a second or more.
+      expect(end - begin).toBeGreaterThan(2000);
+      const quarters = [0, 1, 2, 3].map((quarter) => answered.filter((at) => at >= begin + ((end - begin) * quarter) / 4 && at < begin + ((end - begin) * (quarter + 1)) / 4).length);
+      expect(quarters.map((count) => count > 0)).toEqual([true, true, true, true]);
+      expect(started.stderr()).toMatch(/msg="Modules slow to compile; from now on probes run in a probe worker thread[^"]*" modules=huge/);
+      const probe = (module: string, say: string): Promise<string | undefined> => probeText(started.base, module, `/?say=${say}`).then((text) => /^probe_success (\d)$/m.exec(text)?.[1]);
+      expect([await probe('huge', 'fine'), await probe('words', 'w5'), await probe('words', 'fine'), await probe('web', 'ok')]).toEqual(['1', '0', '1', '1']);
+    } finally {
+      started.child.kill('SIGKILL');
+      await started.exited;
+    }
+  }, 120_000);
+});
+
 describe('start', () => {
   it('without its config file: says which file and why, and exits 1', async () => {
     const started = await startOurs(undefined);
