@@ -279,18 +279,20 @@ describeWithBinaries([REFERENCE_EXPORTER])('hostile targets, every prober, again
     }
   }
 
+  // The cases run a few at a time (jest's maxConcurrency, 5): each has a server of its own, and a stalled one costs
+  // its deadline (1.5 s) on both sides, so one at a time the file took 90 s. The /-/healthy check comes after them all.
   const tls = (alpn: string[]) => () => ({ cert: fixtures.serverCert, key: fixtures.serverKey, alpn });
 
   describe.each([
     ['http', undefined],
     ['https', tls(['http/1.1'])],
   ] as const)('http over %s', (scheme, tlsOptions) => {
-    it.each(http1Cases())('%s', async (_name, behaviour) => {
+    it.concurrent.each(http1Cases())('%s', async (_name, behaviour) => {
       await probeHostile(startHostileServer(behaviour, { tls: tlsOptions?.() }), 'http_2xx', (port) => `${scheme}://127.0.0.1:${port}/`);
     });
   });
 
-  it.each([
+  it.concurrent.each([
     ['a reset during the handshake', afterRequest((connection) => connection.reset())],
     ['garbage for a ServerHello', answer(GARBAGE, 'close')],
     ['a plain HTTP answer', answer('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n', 'close')],
@@ -299,7 +301,7 @@ describeWithBinaries([REFERENCE_EXPORTER])('hostile targets, every prober, again
     await probeHostile(startHostileServer(behaviour), 'http_2xx', (port) => `https://127.0.0.1:${port}/`);
   });
 
-  it.each([
+  it.concurrent.each([
     ...http2Cases(),
     ['part of a body declaring 1000 bytes, then GOAWAY and a close', answer(BODY_CUT_BY_GOAWAY, 'close')],
     ['part of a body declaring 1000 bytes, then GOAWAY and a stall', answer(BODY_CUT_BY_GOAWAY, 'stay')],
@@ -308,23 +310,23 @@ describeWithBinaries([REFERENCE_EXPORTER])('hostile targets, every prober, again
     await probeHostile(startHostileServer(behaviour, { tls: tls(['h2'])() }), 'http_2xx', (port) => `https://127.0.0.1:${port}/`);
   });
 
-  it.each(tcpCases())('tcp: %s (%s)', async (_name, module, behaviour) => {
+  it.concurrent.each(tcpCases())('tcp: %s (%s)', async (_name, module, behaviour) => {
     await probeHostile(startHostileServer(behaviour), module, (port) => `127.0.0.1:${port}`);
   });
 
-  it.each(dnsUdpCases())('dns over udp: %s', async (_name, behaviour) => {
+  it.concurrent.each(dnsUdpCases())('dns over udp: %s', async (_name, behaviour) => {
     await probeHostile(startHostileUdpServer(behaviour), 'dns_udp', (port) => `127.0.0.1:${port}`);
   });
 
-  it.each(dnsTcpCases())('dns over tcp: %s', async (_name, behaviour) => {
+  it.concurrent.each(dnsTcpCases())('dns over tcp: %s', async (_name, behaviour) => {
     await probeHostile(startHostileServer(behaviour), 'dns_tcp', (port) => `127.0.0.1:${port}`);
   });
 
-  it.each(http2Cases())('grpc: %s', async (_name, behaviour) => {
+  it.concurrent.each(http2Cases())('grpc: %s', async (_name, behaviour) => {
     await probeHostile(startHostileServer(behaviour), 'grpc', (port) => `127.0.0.1:${port}`);
   });
 
-  it.each(http2Cases())('grpc over TLS: %s', async (_name, behaviour) => {
+  it.concurrent.each(http2Cases())('grpc over TLS: %s', async (_name, behaviour) => {
     await probeHostile(startHostileServer(behaviour, { tls: tls(['h2'])() }), 'grpc_tls', (port) => `127.0.0.1:${port}`);
   });
 
