@@ -1,3 +1,6 @@
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- jest reads this file as CommonJS
+const { availableParallelism } = require('node:os');
+
 /** @type {import('jest').Config} */
 const shared = {
   testEnvironment: 'node',
@@ -47,9 +50,10 @@ if (kind !== undefined && !projects.some((project) => project.displayName === ki
 module.exports = {
   projects: projects.filter((project) => kind === undefined || project.displayName === kind),
   testTimeout: 60000,
-  // Three workers on two cores (jest's default is one fewer than the cores: a single worker on CI's two). Integration
-  // files spend most of their time waiting on the servers and programs they start, so another file runs meanwhile.
-  maxWorkers: '150%',
+  // One worker more than the cores: three on CI's two (jest's default is one fewer than the cores, a single worker
+  // there; a percentage above 100 % is read as a count). Integration files spend most of their time waiting on the
+  // servers and programs they start, so another file runs meanwhile.
+  maxWorkers: availableParallelism() + 1,
   // A worker whose heap grew past this after a file is replaced before the next. Files leave their modules and
   // servers' remains in the worker: without a limit the heaps grew to 0.5 to 1.9 GB over the suite, and one full
   // collection of such a heap held a file's event loop for 1.5 s, failing tests that bound how long it may stall.
