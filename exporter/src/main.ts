@@ -12,6 +12,7 @@ import { DEFAULT_TIMEOUT_OFFSET_SECONDS } from './server/probe-timeout';
 import { boundHeapGrowth, HEAP_GROWING_PERCENT } from './server/heap-growth';
 import { EXPORTER_VERSION } from './version';
 import { PROBE_WORKER_ROLE } from './server/probe-pool-messages';
+import { PASSWORD_CHECK_ROLE } from './server/password-checks';
 
 interface Flags {
   configFile: string;
@@ -306,11 +307,13 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-// Worker threads run this same file (the bundle): one that loads the config, or one that runs probes
-// (--probe.workers); neither starts an exporter.
+// Worker threads run this same file (the bundle): one that loads the config, one that runs probes
+// (--probe.workers), or one that checks passwords; none starts an exporter.
 if (!isMainThread) {
   /* eslint-disable @typescript-eslint/no-require-imports -- only the part of the bundle a thread's role needs initializes in it */
-  if ((workerData as { role?: string } | null)?.role === PROBE_WORKER_ROLE) require('./server/probe-worker');
+  const role = (workerData as { role?: string } | null)?.role;
+  if (role === PROBE_WORKER_ROLE) require('./server/probe-worker');
+  else if (role === PASSWORD_CHECK_ROLE) require('./server/password-checks');
   else require('./config/load-worker');
   /* eslint-enable @typescript-eslint/no-require-imports */
 } else if (require.main === module) {

@@ -26,6 +26,7 @@ import { requestQuery } from './query';
 import type { ProbePool } from './probe-pool';
 import { statusPage } from './status-page';
 import { loadWebConfig, WebGate, type WebConfig } from './web-config';
+import { CHECK_LIMIT_MS } from './password-checks';
 import { acceptWholeQueue } from './accept-queue';
 
 /**
@@ -195,7 +196,16 @@ export class Exporter {
   private applyWeb(web: WebConfig | undefined): void {
     if (!web) return;
     if (this.web) this.web.replace(web);
-    else this.web = new WebGate(web);
+    else {
+      this.web = new WebGate(web, (user, cost) =>
+        this.options.log.warn('Password check abandoned: it ran past its limit, so the password is refused, and so is every password for this hash for a while', {
+          user,
+          bcrypt_cost: cost,
+          limit_seconds: CHECK_LIMIT_MS / 1000,
+          fix: 'write the hash with a lower cost (10 to 12)',
+        }),
+      );
+    }
   }
 
   /** The web config file read and checked, or undefined without --web.config.file; throws ConfigError. */
@@ -380,5 +390,6 @@ export class Exporter {
     await closed;
     this.freeMemory.stop();
     await this.pool?.stop();
+    await this.web?.close();
   }
 }

@@ -13,7 +13,6 @@ import type { Server as HttpsServer } from 'node:https';
 import { dirname, resolve } from 'node:path';
 import { isIP } from 'node:net';
 import { createSecureContext, type SecureContextOptions, type TLSSocket } from 'node:tls';
-import type * as Bcrypt from 'bcryptjs';
 import { z } from 'zod';
 import { parseGoDuration, GO_DURATION_HINT } from '../config/duration';
 import { ConfigError, configText, decodeConfigText } from '../config/load';
@@ -21,6 +20,7 @@ import { readProblem, readRegularFile, readRegularFileSync } from '../config/reg
 import { LineIndex } from '../config/yaml';
 import { schemaProblems, type Problem } from '../contract/problems';
 import { ip16 } from '../probers/shared/ip-bytes';
+import { bcryptCost, PasswordChecks, type CheckOutcome } from './password-checks';
 
 /** Go's names for the cipher suites it accepts, and OpenSSL's for the same suite. */
 const TLS12_CIPHER_SUITES: Readonly<Record<string, string>> = {
@@ -277,11 +277,11 @@ export async function loadWebConfig(file: string): Promise<WebConfig> {
 
 /** Stands in for an unknown user's hash (of a password nobody sends), so that a wrong name costs as long as a wrong password. */
 const UNKNOWN_USER_HASH = '$2b$10$hn18TNOnngk4xpWxcBwT0uLbdBQQsqQFy7HiWE5l2aSYWvCmBQAC6';
-/** bcrypt loads with the first password to check (3 MiB in memory), not with every exporter. */
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
-const bcryptLibrary = (): typeof Bcrypt => require('bcryptjs') as typeof Bcrypt;
-
-/** bcrypt answers remembered, as the toolkit does: a scraper sends the same credentials every few seconds. */
+/**
+ * Passwords that matched, remembered (as digests), as the toolkit remembers its answers: a scraper sends the
+ * same credentials every few seconds. Only matches: wrong passwords sent by the thousand must not push a
+ * scraper's out.
+ */
 const AUTH_CACHE_SIZE = 100;
 
 /** Why the client certificate of `socket` is refused under `tls`, or undefined when it is accepted. */
@@ -326,17 +326,25 @@ function sanMatches(name: { readonly type: string; readonly value: string }, all
  * changes.
  */
 export class WebGate {
-  private authCache = new Map<string, boolean>();
-  /** One bcrypt comparison at a time: each takes tens of milliseconds of CPU. */
-  private comparisons: Promise<unknown> = Promise.resolve();
+  private authCache = new Set<string>();
+  private readonly checks = new PasswordChecks();
   private tokens = 0;
   private refilledAt = Date.now();
   private server?: HttpsServer;
   private watchedStamp = '';
   private watcher?: NodeJS.Timeout;
 
-  constructor(private current: WebConfig) {
+  constructor(
+    private current: WebConfig,
+    /** Told when a password check ran past its limit: the user and the bcrypt cost of their hash. */
+    private readonly onAbandoned: (user: string, cost: number) => void = () => undefined,
+  ) {
     this.tokens = current.rateLimit?.burst ?? 0;
+  }
+
+  /** Ends the password checks' worker. */
+  close(): Promise<void> {
+    return this.checks.stop();
   }
 
   get tls(): WebTls | undefined {
@@ -351,7 +359,7 @@ export class WebGate {
 
   replace(next: WebConfig): void {
     this.current = next;
-    this.authCache = new Map();
+    this.authCache = new Set();
     this.tokens = Math.min(this.tokens, next.rateLimit?.burst ?? 0);
     if (this.server && next.tls) this.applyTls(this.server, next.tls);
   }
@@ -411,7 +419,13 @@ export class WebGate {
     for (const [name, value] of headers) response.setHeader(name, value);
     if (users.size === 0) return true;
     const credentials = basicCredentials(request.headers.authorization);
-    if (credentials && (await this.checkPassword(users, credentials.user, credentials.password))) return true;
+    const outcome = credentials ? await this.checkPassword(users, credentials.user, credentials.password) : 'mismatch';
+    if (outcome === 'match') return true;
+    if (outcome === 'busy') {
+      response.writeHead(429, { 'Content-Type': 'text/plain; charset=utf-8' });
+      response.end('Too Many Requests: too many passwords wait to be checked; retry\n');
+      return false;
+    }
     response.writeHead(401, { 'Content-Type': 'text/plain; charset=utf-8', 'WWW-Authenticate': 'Basic' });
     response.end('Unauthorized\n');
     return false;
@@ -426,20 +440,20 @@ export class WebGate {
     return true;
   }
 
-  private async checkPassword(users: ReadonlyMap<string, string>, user: string, password: string): Promise<boolean> {
+  /** Checks off this thread (./password-checks.ts); an unknown user is checked against a stand-in hash, so a wrong name costs as long as a wrong password. */
+  private async checkPassword(users: ReadonlyMap<string, string>, user: string, password: string): Promise<CheckOutcome> {
     const hash = users.get(user);
     // The key is a digest: the cache must not keep passwords in memory in clear.
     const key = createHash('sha256')
       .update(JSON.stringify([user, hash ?? '', password]))
       .digest('base64');
-    const cached = this.authCache.get(key);
-    if (cached !== undefined) return cached;
-    const compare = this.comparisons.then(() => bcryptLibrary().compare(password, hash ?? UNKNOWN_USER_HASH));
-    this.comparisons = compare.catch(() => undefined);
-    const matches = (await compare.catch(() => false)) && hash !== undefined;
-    if (this.authCache.size >= AUTH_CACHE_SIZE) this.authCache.delete(this.authCache.keys().next().value!);
-    this.authCache.set(key, matches);
-    return matches;
+    if (this.authCache.has(key)) return 'match';
+    const outcome = await this.checks.check(password, hash ?? UNKNOWN_USER_HASH);
+    if (outcome === 'abandoned') this.onAbandoned(user, bcryptCost(hash ?? UNKNOWN_USER_HASH));
+    if (outcome !== 'match' || hash === undefined) return outcome === 'match' ? 'mismatch' : outcome;
+    if (this.authCache.size >= AUTH_CACHE_SIZE) this.authCache.delete(this.authCache.values().next().value!);
+    this.authCache.add(key);
+    return 'match';
   }
 }
 
