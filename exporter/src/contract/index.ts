@@ -5,6 +5,9 @@
  * definitions: sections, compile steps, target grammars), its HTTP interface and its failure reasons; the
  * probers load on the first call of `probeTarget`, which runs one probe in the caller's process.
  */
+import { isMainThread, workerData } from 'node:worker_threads';
+import { BODY_CHECK_ROLE } from '../probers/http/body-check-messages';
+
 export * from './endpoints';
 export * from './problems';
 export * from './targets';
@@ -15,3 +18,9 @@ export { DURATION_HINT, parseDuration, formatDuration, GO_DURATION_HINT, parseGo
 export { parseByteSize } from '../config/size';
 export * from './failure-reasons';
 export { probeTarget, type TargetProbeOptions, type TargetProbeResult, type ProbeSample, type ProbeLogEntry } from './probe-target';
+
+// probeTarget's body checks run in threads that load this same file (the contract bundle) with this role.
+if (!isMainThread && (workerData as { role?: string } | null)?.role === BODY_CHECK_ROLE) {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- only a body-check thread initializes it
+  require('../probers/http/body-check-worker');
+}

@@ -23,6 +23,7 @@ import { resolveTargetAddress } from '../shared/address';
 import { unbracket } from '../shared/host-port';
 import { beforeDeadline } from '../shared/deadline';
 import { recordTlsMetrics, tlsConnectionOptions } from '../shared/tls';
+import type { FailureReason } from '../../contract/failure-reasons';
 import type { ProbeDeadline, ProbeLogger, ProbeOutcome, Prober } from '../types';
 import { failed, failedBecause, failureOf, passedOr, SUCCEEDED } from '../shared/failure';
 import { Resources } from '../shared/resources';
@@ -30,6 +31,7 @@ import type { RefusalStage, TargetGuard } from '../shared/target-guard';
 import { exchange, type ExchangeSettings, type Hop, type IncomingResponse, type Timings } from './exchange';
 import { requestContent, type HeaderList, type RequestContent } from './request';
 import { BodyTooLarge, readBody } from './body';
+import { BodyCheckOutOfMemory, checkBody } from './body-checks';
 import { oauth2Authorization } from './oauth2';
 import type { ProxyChoice } from './proxy';
 
@@ -70,49 +72,25 @@ function headersPass(response: IncomingResponse, http: HttpSettings, logger: Pro
 }
 
 /**
- * Upstream's CEL checks: the body must parse as JSON and each expression must give a boolean; the probe
- * fails when fail_if_body_json_matches_cel is true or fail_if_body_json_not_matches_cel is false.
+ * Runs a body check off this thread (./body-checks.ts) and says how it went, its log lines written to the
+ * probe's log as if it had run here. A check stopped at the deadline fails the probe as a timeout, saying what
+ * was still running; one out of its memory fails it for `reason`, saying so.
  */
-function bodyJsonPasses(body: string, http: HttpSettings, logger: ProbeLogger): boolean {
-  let json: unknown;
+async function checkedBody(job: Parameters<typeof checkBody>[0], deadline: ProbeDeadline, logger: ProbeLogger, reason: FailureReason): Promise<ProbeOutcome> {
+  const what = job.kind === 'cel' ? 'CEL checks of the body' : 'body regexps';
   try {
-    json = JSON.parse(body);
+    const result = await checkBody(job, deadline);
+    for (const line of result.lines) logger[line.level](line.message, line.fields);
+    return passedOr(result.passed, reason);
   } catch (error) {
-    logger.error('Error unmarshalling HTTP body to JSON', { err: error as Error });
-    return false;
-  }
-  for (const [program, failWhen] of [
-    [http.failIfBodyJsonMatchesCel, true],
-    [http.failIfBodyJsonNotMatchesCel, false],
-  ] as const) {
-    if (program === undefined) continue;
-    const outcome = program.evaluate(json);
-    if (!outcome.ok) {
-      logger.error('Error evaluating CEL expression', { expression: program.source, err: outcome.problem });
-      return false;
+    if (error instanceof BodyCheckOutOfMemory) {
+      logger.error('Body check ran out of memory', { check: what, err: error });
+      return failedBecause(reason, error.message);
     }
-    if (outcome.value === failWhen) {
-      logger.error(failWhen ? 'Body matched CEL expression' : 'Body did not match CEL expression', { expression: program.source });
-      return false;
-    }
+    const outcome = failureOf(error, 'internal error');
+    logger.error(outcome.success || outcome.reason !== 'internal error' ? 'Body check stopped' : 'Body check failed', { check: what, err: error as Error });
+    return !outcome.success && outcome.reason === 'timed out' ? { ...outcome, detail: `the ${what} were still running at the deadline, and were stopped` } : outcome;
   }
-  return true;
-}
-
-function bodyPasses(body: string, http: HttpSettings, logger: ProbeLogger): boolean {
-  for (const pattern of http.failIfBodyMatches) {
-    if (pattern.regexp.test(body)) {
-      logger.error('Body matched regular expression', { regexp: pattern.source });
-      return false;
-    }
-  }
-  for (const pattern of http.failIfBodyNotMatches) {
-    if (!pattern.regexp.test(body)) {
-      logger.error('Body did not match regular expression', { regexp: pattern.source });
-      return false;
-    }
-  }
-  return true;
 }
 
 interface HopResult {
@@ -434,18 +412,25 @@ async function judge(
     bodyLength = read.length;
     if (read.problem === undefined) {
       bodyRead = true;
-      const text = read.body?.toString('utf8') ?? '';
+      const body = read.body ?? Buffer.alloc(0);
       if (success && bodyRegexps) {
-        success = bodyPasses(text, http, logger);
+        const failIfMatches = http.failIfBodyMatches.map((pattern) => pattern.source);
+        outcome = await checkedBody(
+          { kind: 'regexps', body, failIfMatches, failIfNotMatches: http.failIfBodyNotMatches.map((pattern) => pattern.source) },
+          deadline,
+          logger,
+          'body or header regexp failed',
+        );
+        success = outcome.success;
         regexGauge.set(success ? 0 : 1);
-        outcome = passedOr(success, 'body or header regexp failed');
       }
       // Upstream hands the CEL check what the regexps left of the body (nothing, when they read it all);
       // here it gets the whole body, so that a module with both checks can pass.
       if (success && celGauge) {
-        success = bodyJsonPasses(text, http, logger);
+        const job = { kind: 'cel', body, failIfMatches: http.failIfBodyJsonMatchesCel?.source, failIfNotMatches: http.failIfBodyJsonNotMatchesCel?.source } as const;
+        outcome = await checkedBody(job, deadline, logger, 'body CEL expression failed');
+        success = outcome.success;
         celGauge.set(success ? 0 : 1);
-        outcome = passedOr(success, 'body CEL expression failed');
       }
     } else {
       const error = read.problem;

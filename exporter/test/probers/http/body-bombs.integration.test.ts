@@ -4,14 +4,12 @@
  * limit (--max-old-space-size=256). The exporter must stay up, answer /-/healthy, and fail each probe with the
  * body-too-large reason, having read no more than the cap; its own /metrics says how much memory it holds.
  */
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { stringify } from 'yaml';
 import { FROM_SOURCE } from '../../../loopback/from-source';
 import { metricValue, parseMetrics } from '../../../loopback/metrics-text';
 import { OUR_EXPORTER_MAIN, startExporter, type RunningExporter } from '../../../loopback/reference-exporter';
+import { probeWhileHealthy as probeWhileHealthyAt, startSite, type TargetSite } from '../../support/probe-while-healthy';
 import { CHECKED_BODY_LIMIT } from '../../../src/probers/http/body';
 
 const MiB = 1024 * 1024;
@@ -28,7 +26,7 @@ function jsonBomb(): Buffer {
 /** 64 MiB of one letter, gzipped: about 64 KB. */
 const member = (): Buffer => gzipSync(Buffer.alloc(64 * MiB, 'a'), { level: 9 });
 
-let server: Server;
+let site: TargetSite;
 let exporter: RunningExporter;
 const bodies: Record<string, { readonly encoding: string; readonly bytes: Buffer }> = {};
 
@@ -43,13 +41,11 @@ beforeAll(async () => {
   bodies['/deflate'] = { encoding: 'deflate', bytes: deflateSync(text) };
   bodies['/br'] = { encoding: 'br', bytes: brotliCompressSync(text) };
   bodies['/identity'] = { encoding: 'identity', bytes: text };
-  server = createServer((request, response) => {
+  site = await startSite((request, response) => {
     const body = bodies[request.url ?? ''];
     response.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': body.encoding, 'Content-Length': body.bytes.length });
     response.end(body.bytes);
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
   const http = (section: Record<string, unknown>) => ({ prober: 'http', timeout: '20s', http: { preferred_ip_protocol: 'ip4', ...section } });
   const modules = {
     cel: http({ compression: 'gzip', fail_if_body_json_not_matches_cel: 'body.size() > 0' }),
@@ -63,26 +59,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await exporter?.stop();
-  server?.close();
+  site?.close();
 });
 
-const target = (path: string): string => `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
-
-/** The probe's answer, with /-/healthy asked every 100 ms while it ran: every answer must be 200. */
-async function probeWhileHealthy(module: string, path: string) {
-  let probing = true;
-  const health: number[] = [];
-  const poller = (async () => {
-    while (probing) {
-      health.push((await fetch(`${exporter.baseUrl}/-/healthy`).catch(() => undefined))?.status ?? 0);
-      await new Promise((done) => setTimeout(done, 100));
-    }
-  })();
-  const result = await exporter.probe({ module, target: target(path), params: { debug: 'true' } });
-  probing = false;
-  await poller;
-  return { ...result, health };
-}
+const probeWhileHealthy = (module: string, path: string) => probeWhileHealthyAt(exporter, module, site.url(path));
 
 async function residentMiB(): Promise<number> {
   const samples = parseMetrics(await (await fetch(`${exporter.baseUrl}/metrics`)).text());
