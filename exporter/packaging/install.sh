@@ -12,7 +12,8 @@
 # systemd is not running, it stages the files and prints the commands that remain. The options are a contract:
 # scripts and configuration-management tools call it.
 #
-# What it installed is listed, with a checksum per file, in /var/lib/probekit-exporter/installed: a second run
+# What it installed is listed, with a checksum per file, in /var/lib/probekit-exporter/installed (readable by root
+# alone; a secret file's checksum is keyed with /var/lib/probekit-exporter/key, so that it confirms no guess): a second run
 # replaces only what changed and removes what the spec no longer has (a module's secret file), --uninstall removes
 # exactly that list (the jobs it added to the agent file, not the file), and a file about to be replaced or removed
 # that differs from what was installed (the agent file before its first edit, a file edited by hand) is kept
@@ -20,6 +21,7 @@
 set -euo pipefail
 
 readonly MANIFEST=/var/lib/probekit-exporter/installed
+readonly SUM_KEY=/var/lib/probekit-exporter/key
 
 usage() {
   cat <<'EOF'
@@ -93,6 +95,18 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+# Every value is checked against what it may be before it is used, written to a file or printed: a newline in a
+# value would add a line to the install record, a ; or a space would change the commands printed for root to run.
+# The grammars are probekit's (--vendor: `probekit host render`'s) and systemd's (unit names).
+readonly VENDOR_RULE='^[a-z0-9][a-z0-9._-]{0,62}$'
+readonly UNIT_RULE='^[A-Za-z0-9][A-Za-z0-9:_.@-]{0,240}$'
+readonly USER_RULE='^[a-z_][a-z0-9_-]{0,31}$'
+# An absolute path of ordinary names: no control characters, spaces, quotes, no . or .. component.
+readonly PATH_RULE='^(/[A-Za-z0-9_@:+,=-][A-Za-z0-9._@:+,=-]*)+$'
+matches() { [[ $1 =~ $2 ]] && [[ $1 != *$'\n'* ]]; }
+[[ "$spec$files$root" != *[[:cntrl:]]* ]] || mistake "--spec, --files and --root take paths without control characters (a newline, a tab)"
+[ -z "$vendor" ] || matches "$vendor" "$VENDOR_RULE" || mistake "--vendor: use 1 to 63 lower-case letters, digits, . _ -, starting with a letter or digit (it names a folder under /etc)"
+[ -z "$agent_service" ] || matches "$agent_service" "$UNIT_RULE" || mistake "--agent-service: use a systemd unit name: letters, digits, : _ . @ -, for example acme-agent.service"
 [ -n "$exporter" ] || mistake "--exporter is required: give --exporter blackbox"
 [ "$exporter" = blackbox ] || mistake "--exporter: only blackbox is available (got '${exporter}'); give --exporter blackbox"
 if [ "$uninstall" -eq 1 ]; then
@@ -121,6 +135,21 @@ if [ "$staged" -eq 1 ]; then
   root=$(realpath -- "$root")
   [ "$root" != / ] || root=""
 fi
+
+# Under a staged root, no component of a path the installer reads or writes may be a symbolic link: a link
+# (etc -> /etc) would carry what it writes, secrets included, out of the root. The root itself was resolved above.
+inside_root() {
+  [ -n "$root" ] || return 0
+  local rest=$1 part at=$root
+  while [ -n "$rest" ]; do
+    rest=${rest#/}
+    part=${rest%%/*}
+    rest=${rest#"$part"}
+    at=$at/$part
+    [ ! -L "$at" ] || fail "$at is a symbolic link: a staged install follows none (it could lead out of $root); replace it with the folder or file itself"
+    [ -e "$at" ] || return 0
+  done
+}
 
 case "$(uname -m)" in
   x86_64 | amd64) machine=amd64 ;;
@@ -161,33 +190,68 @@ probekit() { "$node_here" "$here/probekit.js" "$@" >/dev/null; }
 
 # What the last install recorded: "file SHA256 PATH", "dir PATH" (folders it made), "user NAME", and the vendor,
 # unit and agent service it installed for.
+# A secret file's line is "secret SUM PATH", its SUM keyed (SHA-256 of the key file, then the file).
+inside_root "$MANIFEST"
+inside_root "$SUM_KEY"
 manifest() { if [ -f "$root$MANIFEST" ]; then cat -- "$root$MANIFEST"; fi; }
 manifest_value() { manifest | sed -n "s/^$1 //p" | head -n 1; }
-manifest_files() { manifest | sed -n 's/^file [0-9a-f]* //p'; }
-manifest_sum() { manifest | awk -v path="$1" '$1 == "file" && $3 == path { print $2 }'; }
+manifest_files() { manifest | awk '$1 == "file" || $1 == "secret" { print $3 }'; }
+# The record is checked once, here, each value against its grammar: a record edited by hand is refused, not obeyed
+# (later reads run in subshells, where a failure would not stop the installer).
+record_mistake() { fail "${root}$MANIFEST: $1 is not what install.sh writes; restore the file or remove the line"; }
+for field in vendor:"$VENDOR_RULE" unit:"$UNIT_RULE" agent-service:"$UNIT_RULE" user:"$USER_RULE"; do
+  value=$(manifest_value "${field%%:*}")
+  [ -z "$value" ] || matches "$value" "${field#*:}" || record_mistake "its ${field%%:*} line"
+done
+while read -r path; do
+  matches "$path" "$PATH_RULE" || record_mistake "'$path'"
+done < <(manifest_files; manifest | sed -n 's/^dir //p')
+manifest_entry() { manifest | awk -v path="$1" '($1 == "file" || $1 == "secret") && $3 == path { print $1, $2; exit }'; }
+sum_of() {
+  if [ "$2" = secret ]; then
+    { cat -- "$root$SUM_KEY" 2>/dev/null || true; cat -- "$1"; } | sha256sum | cut -d' ' -f1
+  else
+    sha256sum <"$1" | cut -d' ' -f1
+  fi
+}
 
 if [ "$uninstall" -eq 1 ]; then
   [ -f "$root$MANIFEST" ] || fail "nothing to uninstall: ${root}$MANIFEST, the record of an install, is not there"
   vendor=$(manifest_value vendor)
+  [ -n "$vendor" ] || fail "the record ${root}$MANIFEST names no vendor"
+  inside_root "/etc/$vendor/exporters/blackbox/agent-jobs.yaml"
+  inside_root "/etc/$vendor/agent-config.yaml"
   # The agent file without probekit's jobs (or nothing, when nothing else was in it) is all that stays.
   probekit host remove-jobs --vendor "$vendor" --from "${root:-/}" --out "$staging" || fail "the agent file could not be edited (above); nothing was changed"
 else
   if [ -n "$spec" ]; then
+    inside_root "/etc/$vendor/exporters/blackbox/agent-jobs.yaml"
+    inside_root "/etc/$vendor/agent-config.yaml"
     # The machine's agent file and the record of probekit's jobs are read from the root, and the result staged.
     probekit host render --spec "$spec" --vendor "$vendor" --from "${root:-/}" --out "$staging" || fail "the host files could not be rendered (above); nothing was changed"
   else
     [ -d "$files/etc/systemd/system" ] || fail "--files $files: not a tree from 'probekit host render --out DIR' (it holds etc/systemd/system)"
+    odd=$(find "$files" ! -type f ! -type d -print -quit)
+    [ -z "$odd" ] || fail "--files $files: $odd is not a file or a folder; the tree holds only what 'probekit host render' writes"
     cp -a -- "$files/." "$staging/"
   fi
   units=("$staging"/etc/systemd/system/*.service)
   [ -f "${units[0]}" ] || fail "no unit was rendered under etc/systemd/system"
   unit_file=${units[0]#"$staging"}
+  while IFS= read -r -d '' staged_file; do
+    matches "${staged_file#"$staging"}" "$PATH_RULE" || fail "the rendered tree holds '${staged_file#"$staging"}', not a path install.sh installs"
+  done < <(find "$staging" -mindepth 1 -print0)
   agent_files=("$staging"/etc/*/agent-config.yaml)
   [ -f "${agent_files[0]}" ] || fail "no agent file was rendered under etc/<vendor>/"
   vendor=$(basename "$(dirname "${agent_files[0]}")")
   # The unit says where the exporter goes and who runs it: ExecStart=NODE BUNDLE FLAGS..., User=NAME.
   read -r node_path bundle_path config_flag _ < <(sed -n 's/^ExecStart=//p' "$staging$unit_file")
   service_user=$(sed -n 's/^User=//p' "$staging$unit_file")
+  matches "$(basename "$unit_file")" "$UNIT_RULE" || fail "the rendered unit's name is not a systemd unit name"
+  matches "$service_user" "$USER_RULE" || fail "the rendered unit's User= is not a user name (lower-case letters, digits, _ -)"
+  for value in "$node_path" "$bundle_path" "${config_flag#--config.file=}"; do
+    matches "$value" "$PATH_RULE" || fail "the rendered unit's ExecStart names '$value', not a path install.sh installs"
+  done
   install_dir=$(dirname "$bundle_path")
   mkdir -p "$staging$install_dir"
   # The installer and the probekit command go too: /opt/probekit/exporter/install.sh --uninstall works later.
@@ -213,9 +277,10 @@ fi
 # Each staged file replaces the machine's when it differs; a file of the last install not staged now is removed.
 # A file that differs from what the installer last wrote is kept as a backup first.
 backup() {
-  local target=$root$1
+  local target=$root$1 kind recorded
   [ -e "$target" ] || return 0
-  [ "$(sha256sum <"$target" | cut -d' ' -f1)" != "$(manifest_sum "$1")" ] || return 0
+  read -r kind recorded < <(manifest_entry "$1") || true
+  [ "$(sum_of "$target" "${kind:-file}")" != "${recorded:-}" ] || return 0
   cp -p -- "$target" "$target.probekit-backup-$(date -u +%Y%m%dT%H%M%S.%NZ)"
 }
 created_dirs=()
@@ -228,6 +293,7 @@ make_parents() {
     dir=$(dirname "$dir")
   done
   for dir in "${missing[@]}"; do
+    inside_root "$dir"
     mkdir -m 0755 -- "$root$dir"
     created_dirs+=("$dir")
   done
@@ -237,6 +303,8 @@ while IFS= read -r -d '' staged_file; do
   path=${staged_file#"$staging"}
   installed+=("$path")
   target=$root$path
+  inside_root "$path"
+  inside_root "$path.probekit-new"
   mode=$(stat -c %a "$staged_file")
   if [ -f "$target" ] && cmp -s "$staged_file" "$target" && [ "$(stat -c %a "$target")" = "$mode" ]; then continue; fi
   backup "$path"
@@ -247,6 +315,7 @@ done < <(find "$staging" -type f -print0 | sort -z)
 while IFS= read -r path; do
   [ -n "$path" ] || continue
   printf '%s\n' "${installed[@]}" | grep -qxF -- "$path" && continue
+  inside_root "$path"
   backup "$path"
   rm -f -- "$root$path"
 done < <(manifest_files)
@@ -264,11 +333,15 @@ if [ "$uninstall" -eq 0 ] && [ "$staged" -eq 0 ]; then
 fi
 
 if [ "$uninstall" -eq 1 ]; then
-  rm -f -- "$root$MANIFEST"
+  rm -f -- "$root$MANIFEST" "$root$SUM_KEY"
   for ((index = ${#created_dirs[@]} - 1; index >= 0; index--)); do rmdir -- "$root${created_dirs[index]}" 2>/dev/null || true; done
   [ "$staged" -eq 1 ] || [ -z "$user_created" ] || userdel "$user_created" || true
 else
   make_parents "$MANIFEST"
+  inside_root "$MANIFEST.probekit-new"
+  # The record and its key: root's alone, written with no moment of wider access.
+  umask 077
+  [ -s "$root$SUM_KEY" ] || od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$root$SUM_KEY"
   new_manifest=$root$MANIFEST.probekit-new
   {
     echo "# What install.sh installed, for the next install and --uninstall. Written by install.sh: do not edit."
@@ -276,24 +349,30 @@ else
     echo "unit $unit_name"
     echo "agent-service $agent_service"
     [ -z "$user_created" ] || echo "user $user_created"
-    for path in "${installed[@]}"; do echo "file $(sha256sum <"$staging$path" | cut -d' ' -f1) $path"; done
+    for path in "${installed[@]}"; do
+      if [ "$(stat -c %a "$staging$path")" = 600 ]; then echo "secret $(sum_of "$staging$path" secret) $path"; else echo "file $(sum_of "$staging$path" file) $path"; fi
+    done
     printf 'dir %s\n' "${created_dirs[@]}" | sort -u | grep -v '^dir $' || true
   } >"$new_manifest"
   if cmp -s "$new_manifest" "$root$MANIFEST"; then rm -f -- "$new_manifest"; else mv -f -- "$new_manifest" "$root$MANIFEST"; fi
+  # A record an older install.sh wrote was readable by everyone.
+  chmod 0600 -- "$root$MANIFEST" "$root$SUM_KEY"
 fi
 
 # What remains is done by systemd; where it cannot be done here, it is printed.
+# Every value in them was checked against its grammar; each is quoted for the shell all the same.
+q() { printf '%q' "$1"; }
 if [ "$uninstall" -eq 1 ]; then
-  commands=("systemctl disable --now $unit_name" "systemctl daemon-reload" "systemctl restart $agent_service")
-  [ "$staged" -eq 0 ] || [ -z "$user_created" ] || commands+=("userdel $user_created")
+  commands=("systemctl disable --now $(q "$unit_name")" "systemctl daemon-reload" "systemctl restart $(q "$agent_service")")
+  [ "$staged" -eq 0 ] || [ -z "$user_created" ] || commands+=("userdel $(q "$user_created")")
 else
   commands=()
   if [ "$staged" -eq 1 ]; then
-    commands+=("id -u $service_user >/dev/null 2>&1 || useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin $service_user")
-    for path in "${secrets[@]}"; do commands+=("chown $service_user:$service_user $path"); done
+    commands+=("id -u $(q "$service_user") >/dev/null 2>&1 || useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin $(q "$service_user")")
+    for path in "${secrets[@]}"; do commands+=("chown $(q "$service_user:$service_user") $(q "$path")"); done
   fi
-  commands+=("systemctl daemon-reload" "systemctl enable $unit_name" "systemctl restart $unit_name" "systemctl restart $agent_service"
-    "systemctl --no-pager status $unit_name $agent_service")
+  commands+=("systemctl daemon-reload" "systemctl enable $(q "$unit_name")" "systemctl restart $(q "$unit_name")" "systemctl restart $(q "$agent_service")"
+    "systemctl --no-pager status $(q "$unit_name") $(q "$agent_service")")
 fi
 verb=$([ "$uninstall" -eq 1 ] && echo uninstalled || echo "installed ($arch)")
 if [ "$start" -eq 0 ]; then

@@ -10,12 +10,13 @@
  * leaves the root as it was, backups aside. What cannot run here: systemd itself (the unit's sandboxing, the
  * restarts and statuses), which is not PID 1 on this machine; the unit is checked by systemd-analyze instead.
  */
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
 import { metricValue, parseMetrics } from '../../loopback/metrics-text';
+import { hostileText, samples } from '../../../test/support/hostile-text';
 import { requireBinary } from '../../../test/support/integration';
 import { EXPORTER_NODE_FLAGS } from '../../src/contract/endpoints';
 import {
@@ -276,7 +277,12 @@ const present = releaseToolsPresent() && rootHere() && requireBinary(PROMETHEUS)
         env: { ...process.env, INSTALL_TEST_TOKEN: TOKEN },
       });
       await install('amd64', ['--files', tree, '--root', viaFiles]);
-      expect(snapshot(viaFiles)).toEqual(snapshot(viaSpec));
+      // Each install keys its record's secret checksums with a key of its own: the rest is the same, byte for byte.
+      const RECORD = /^var\/lib\/probekit-exporter\/(installed|key)$/;
+      const unkeyed = (root: string) => Object.fromEntries(Object.entries(snapshot(root)).filter(([path]) => !RECORD.test(path)));
+      expect(unkeyed(viaFiles)).toEqual(unkeyed(viaSpec));
+      const unsecret = (root: string) => readFileSync(join(root, 'var/lib/probekit-exporter/installed'), 'utf8').replace(/^secret \S+/gm, 'secret');
+      expect(unsecret(viaFiles)).toEqual(unsecret(viaSpec));
       await install('amd64', ['--uninstall', '--root', viaFiles]);
       expect(snapshot(viaFiles)).toEqual({});
     }, 60_000);
@@ -311,6 +317,93 @@ const present = releaseToolsPresent() && rootHere() && requireBinary(PROMETHEUS)
       expect(stdout).toContain('uninstalled the probekit exporter under /;');
       expect(stdout).toContain('\nafter: no user no /etc/acme\n');
       expect(existsSync('/opt/probekit')).toBe(false);
+    }, 60_000);
+  });
+
+  describe('hostile arguments, roots and trees', () => {
+    const secretPath = 'etc/acme/exporters/blackbox/secrets/private.authentication';
+    const fresh = (name: string) => {
+      const root = join(work, name);
+      mkdirSync(join(root, 'etc/acme'), { recursive: true });
+      writeFileSync(join(root, 'etc/acme/agent-config.yaml'), HAND_WRITTEN_AGENT_FILE);
+      return root;
+    };
+
+    it("an --agent-service or --vendor that is not a name is refused before anything is written, and a later install deletes no file of the caller's choice", async () => {
+      const root = fresh('hostile-names');
+      writeFileSync(join(root, 'victim'), 'kept');
+      const injected = 'acme-agent.service\nfile 0000 /victim';
+      const services = [injected, 'acme-agent.service; rm -rf /', 'acme agent', '$(id)', ...samples(hostileText(['\n', ';', ' ', '$(id)', '`id`', '"', "'", '|', '&', '/', '\\', '*']), 30)];
+      for (const value of services) {
+        const result = await failure(install('amd64', ['--vendor', 'acme', '--spec', 'spec.yaml', '--root', root, '--agent-service', value]));
+        expect([value, result.code, result.stderr]).toEqual([value, 2, 'error: --agent-service: use a systemd unit name: letters, digits, : _ . @ -, for example acme-agent.service\n']);
+      }
+      for (const value of ['acme\nfile 0 /victim', 'ac me', '../etc', 'acme;id', 'Acme', '.acme']) {
+        const result = await failure(install('amd64', ['--vendor', value, '--spec', 'spec.yaml', '--root', root]));
+        expect([value, result.code, result.stderr]).toEqual([value, 2, expect.stringMatching(/^error: --vendor: use 1 to 63 lower-case letters/)]);
+      }
+      expect(readdirSync(root).sort()).toEqual(['etc', 'victim']);
+      // Two installs naming a service, as the attack needed: the record holds what install.sh writes, nothing more.
+      await install('amd64', ['--vendor', 'acme', '--spec', 'spec.yaml', '--root', root, '--agent-service', 'acme-agent.service']);
+      await install('amd64', ['--vendor', 'acme', '--spec', 'spec.yaml', '--root', root]);
+      expect(readFileSync(join(root, 'victim'), 'utf8')).toBe('kept');
+    }, 60_000);
+
+    it('a staged root with a symbolic link on the way to what it writes is refused, and nothing is written where the link leads', async () => {
+      for (const link of ['etc', 'opt', 'var', 'var/lib', 'etc/acme', 'etc/systemd', 'etc/acme/exporters/blackbox/secrets', 'etc/systemd/system/probekit-exporter.service']) {
+        const root = fresh(`linked-${link.replaceAll('/', '-')}`);
+        const outside = join(work, `outside-${link.replaceAll('/', '-')}`);
+        // What was there (the agent file, for etc and etc/acme) is moved to where the link leads, as an attacker would set it up.
+        if (existsSync(join(root, link))) renameSync(join(root, link), outside);
+        else mkdirSync(outside);
+        mkdirSync(join(root, link, '..'), { recursive: true });
+        symlinkSync(outside, join(root, link));
+        const leading = snapshot(outside);
+        const result = await failure(install('amd64', ['--vendor', 'acme', '--spec', 'spec.yaml', '--root', root]));
+        expect([link, result.code, result.stderr]).toEqual([
+          link,
+          1,
+          `install.sh: ${join(root, link)} is a symbolic link: a staged install follows none (it could lead out of ${root}); replace it with the folder or file itself\n`,
+        ]);
+        expect([link, snapshot(outside)]).toEqual([link, leading]);
+      }
+    }, 120_000);
+
+    it("the record and its key are root's alone, and no file others may read holds the secret file's SHA-256", async () => {
+      const root = fresh('record');
+      await install('amd64', ['--vendor', 'acme', '--spec', 'spec.yaml', '--root', root]);
+      const digest = createHash('sha256')
+        .update(readFileSync(join(root, secretPath)))
+        .digest('hex');
+      expect((lstatSync(join(root, 'var/lib/probekit-exporter/installed')).mode & 0o777).toString(8)).toBe('600');
+      expect((lstatSync(join(root, 'var/lib/probekit-exporter/key')).mode & 0o777).toString(8)).toBe('600');
+      const record = readFileSync(join(root, 'var/lib/probekit-exporter/installed'), 'utf8');
+      expect(record).toMatch(new RegExp(`^secret [0-9a-f]{64} /${secretPath}$`, 'm'));
+      expect(record).not.toContain(digest);
+      const readable = Object.entries(snapshot(root)).filter(([, entry]) => entry.startsWith('f ') && (parseInt(entry.split(' ')[1], 8) & 0o004) !== 0);
+      expect(readable.length).toBeGreaterThan(3);
+      for (const [path] of readable) expect([path, readFileSync(join(root, path), 'utf8').includes(digest)]).toEqual([path, false]);
+      // A hand edit of the secret file is still told from the installed one: kept as a backup when replaced.
+      writeFileSync(join(root, secretPath), 'Bearer edited');
+      await install('amd64', ['--vendor', 'acme', '--spec', 'spec.yaml', '--root', root]);
+      expect(Object.keys(snapshot(root)).filter((path) => isBackup(path) && path.startsWith(secretPath))).toHaveLength(1);
+    }, 60_000);
+
+    it('a --files tree holding a symbolic link, or a record naming a path install.sh never writes, is refused', async () => {
+      const tree = join(work, 'linked-tree');
+      await run(process.execPath, [join(bundles.amd64!, 'probekit.js'), 'host', 'render', '--spec', 'spec.yaml', '--vendor', 'acme', '--out', tree], {
+        cwd: work,
+        env: { ...process.env, INSTALL_TEST_TOKEN: TOKEN },
+      });
+      symlinkSync('/etc/shadow', join(tree, 'etc/acme/shadow'));
+      const root = fresh('linked-tree-root');
+      const result = await failure(install('amd64', ['--files', tree, '--root', root]));
+      expect(result).toEqual({ code: 1, stderr: `install.sh: --files ${tree}: ${tree}/etc/acme/shadow is not a file or a folder; the tree holds only what 'probekit host render' writes\n` });
+      await install('amd64', ['--vendor', 'acme', '--spec', 'spec.yaml', '--root', root]);
+      const record = join(root, 'var/lib/probekit-exporter/installed');
+      writeFileSync(record, `${readFileSync(record, 'utf8')}file 0000 /../../victim\n`);
+      const edited = await failure(install('amd64', ['--vendor', 'acme', '--spec', 'spec.yaml', '--root', root]));
+      expect(edited).toEqual({ code: 1, stderr: `install.sh: ${record}: '/../../victim' is not what install.sh writes; restore the file or remove the line\n` });
     }, 60_000);
   });
 
