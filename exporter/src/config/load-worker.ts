@@ -1,7 +1,7 @@
 /**
  * Loading the config file without holding up the server. A worker thread reads, parses and validates the
  * file, compiling every module (which checks every pattern), and hands each module over as written as soon
- * as it compiled, with how long that took; this thread compiles those again, in slices that give the event
+ * as it compiled, with what its patterns cost to compile; this thread compiles those again, in slices that give the event
  * loop back between them, while the worker goes on with the next. Probes and /-/healthy are answered while
  * even a very large file loads, and the two threads work at once. Only plain data crosses between the
  * threads: compiled patterns, URLs and Buffers do not, so each thread makes its own (cloning a compiled
@@ -9,7 +9,7 @@
  *
  * A slice ends between modules, and one pattern's compile cannot be cut: re2js takes seconds over some
  * patterns upstream's Go compiles in milliseconds (a 72 KB pattern, `(\pL{10,1000})` repeated). So from the
- * first module that took the worker longer than SLOW_COMPILE_MS on, this thread compiles no pattern: the
+ * first module whose patterns cost more than SLOW_COMPILE_COST on, this thread compiles no pattern: the
  * modules keep them to compile at first use, and the exporter hands such a config to a probe worker, which
  * compiles it in its own thread (../server/exporter-server.ts). With probe workers, this thread compiles no
  * pattern at all.
@@ -32,13 +32,15 @@ const MESSAGES_AHEAD = 2;
 /** How long one slice of compiling may hold the event loop. */
 const SLICE_MILLISECONDS = 10;
 /**
- * A module whose compile took the worker longer than this would hold this thread as long: its patterns, and
- * those of every module after it, are not compiled here. Ordinary modules take well under a millisecond.
+ * A module whose new patterns cost more than this to compile (GoRegexp.compileCost: 20,000 is some 60 to 150 ms
+ * of re2js here) would hold this thread as long: its patterns, and those of every module after it, are not
+ * compiled here. A measure, not a timing: a pause of the loading thread's garbage collector must not make an
+ * ordinary module look slow. Ordinary patterns cost tens to hundreds.
  */
-export const SLOW_COMPILE_MS = 250;
+export const SLOW_COMPILE_COST = 20_000;
 
 type LoaderMessage =
-  /** `slow`: those of `modules` that took longer than SLOW_COMPILE_MS to compile. */
+  /** `slow`: those of `modules` whose new patterns cost more than SLOW_COMPILE_COST to compile. */
   | { readonly kind: 'modules'; readonly modules: WrittenModules; readonly slow: readonly string[] }
   | { readonly kind: 'loaded'; readonly notes: readonly string[]; readonly allowedTargets?: AllowedTargetsSection }
   | { readonly kind: 'refused'; readonly file: string; readonly problems: readonly Problem[] }
@@ -64,10 +66,10 @@ async function serveLoad(port: NonNullable<typeof parentPort>, { file, asks }: L
   };
   let reply: LoaderMessage;
   try {
-    const config = await loadConfigFile(file, (name, module, milliseconds) => {
+    const config = await loadConfigFile(file, (name, module, patternCost) => {
       const batch = ready.at(-1)!;
       batch.modules.push([name, module.written]);
-      if (milliseconds > SLOW_COMPILE_MS) batch.slow.push(name);
+      if (patternCost > SLOW_COMPILE_COST) batch.slow.push(name);
       if (batch.modules.length < MODULES_PER_MESSAGE) return;
       ready.push({ modules: [], slow: [] });
       send();
@@ -116,7 +118,7 @@ async function compileInSlices(file: string, written: WrittenModules, modules: R
 
 /** A config loaded in a worker thread, and whether its patterns were compiled in this one. */
 export interface LoadedOffThread extends LoadedConfig {
-  /** Modules whose compile took the loading thread longer than SLOW_COMPILE_MS. */
+  /** Modules whose new patterns cost more than SLOW_COMPILE_COST to compile. */
   readonly slowToCompile: readonly string[];
   /**
    * False when this thread compiled no pattern from some module on (asked not to, or a module was slow):

@@ -55,11 +55,15 @@ const NOT_COMPILED_CEL: CelProgram = { source: '', evaluate: () => ({ ok: false,
  */
 export type PatternCache = Map<string, GoRegexp | { readonly refused: string }>;
 
+/** What compiling the patterns of each cache cost so far (GoRegexp.compileCost), for ModuleCompiled. */
+const patternCosts = new WeakMap<PatternCache, number>();
+
 function compilePattern(source: string, cache: PatternCache): GoRegexp | { readonly refused: string } {
   let compiled = cache.get(source);
   if (compiled === undefined) {
     try {
       compiled = compileGoRegexp(source);
+      patternCosts.set(cache, (patternCosts.get(cache) ?? 0) + compiled.compileCost());
     } catch (error) {
       compiled = { refused: (error as Error).message };
     }
@@ -155,8 +159,11 @@ export function moduleRecord(): Record<string, CompiledModule> {
   return Object.create(null) as Record<string, CompiledModule>;
 }
 
-/** Hears of each module that compiled, as soon as it did, and how long its compile took in milliseconds. */
-export type ModuleCompiled = (name: string, module: CompiledModule, milliseconds: number) => void;
+/**
+ * Hears of each module that compiled, as soon as it did, and the compile cost of the patterns it was the first
+ * to use (GoRegexp.compileCost: their lengths and program sizes).
+ */
+export type ModuleCompiled = (name: string, module: CompiledModule, patternCost: number) => void;
 
 /**
  * A whole config as decoded from its file (undefined: an empty file, a config without modules), compiled: the top
@@ -173,12 +180,12 @@ export function compileConfig(decoded: unknown, directory?: string, compiled?: M
   const allowedTargets = writtenAllowedTargets && compileAllowList(writtenAllowedTargets, ['allowed_targets'], problems);
   // The decoded mapping, not the schema's copy of it: a module may be called __proto__.
   for (const [name, input] of Object.entries((decoded as { modules?: Record<string, unknown> } | null | undefined)?.modules ?? {})) {
-    const started = performance.now();
+    const spentBefore = patternCosts.get(patterns) ?? 0;
     const result = compileModule(name, input, directory, patterns);
     if ('problems' in result) problems.push(...result.problems);
     else {
       modules[name] = result.module;
-      compiled?.(name, result.module, performance.now() - started);
+      compiled?.(name, result.module, (patternCosts.get(patterns) ?? 0) - spentBefore);
     }
   }
   if (problems.length > 0) return { problems };

@@ -53,6 +53,15 @@ export class GoRegexp {
     }
   }
 
+  /**
+   * What compiling it cost, in a measure that does not depend on the machine or its load: the pattern's length
+   * (parsing) and RE2's program size (the instructions built). re2js takes some 3 to 7 µs per unit here: a
+   * 72 KB alternation of words is 44,000 units and 0.2 to 0.3 s, twenty `(\pL{10,1000})` groups 40,000 and 0.2 s.
+   */
+  compileCost(): number {
+    return this.source.length + this.compile().program.programSize();
+  }
+
   /** Whether the pattern matches anywhere in `text`. */
   test(text: string): boolean {
     return this.compile().program.test(text);

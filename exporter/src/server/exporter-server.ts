@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { ConfigError, loadConfigFile } from '../config/load';
-import { loadConfigOffThread, SLOW_COMPILE_MS, type LoadedOffThread } from '../config/load-worker';
+import { loadConfigOffThread, SLOW_COMPILE_COST, type LoadedOffThread } from '../config/load-worker';
 import { maskedConfigYaml } from '../config/mask';
 import { moduleRecord, type CompiledConfig } from '../config/module';
 import { readRegularFile } from '../config/regular-file';
@@ -158,7 +158,7 @@ export class Exporter {
         // This thread did not compile it (../config/load-worker.ts says why): a probe worker will, and run its probes.
         log.info('Modules slow to compile; from now on probes run in a probe worker thread, which compiles them, so that the server keeps answering', {
           modules: loaded.slowToCompile.slice(0, 5).join(',') + (loaded.slowToCompile.length > 5 ? ',...' : ''),
-          slower_than_seconds: SLOW_COMPILE_MS / 1000,
+          compile_cost_above: SLOW_COMPILE_COST,
         });
         pool = this.newPool(1);
       }
