@@ -208,7 +208,8 @@ describe('a reload of patterns slow to compile', () => {
       expect(quarters.map((count) => count > 0)).toEqual([true, true, true, true]);
       expect(started.stderr()).toMatch(/msg="Modules slow to compile; from now on probes run in a probe worker thread[^"]*" modules=huge/);
       const probe = (module: string, say: string): Promise<string | undefined> => probeText(started.base, module, `/?say=${say}`).then((text) => /^probe_success (\d)$/m.exec(text)?.[1]);
-      expect([await probe('huge', 'fine'), await probe('words', 'w5'), await probe('words', 'fine'), await probe('web', 'ok')]).toEqual(['1', '0', '1', '1']);
+      // The modules work, from the worker (huge's own pattern is past what a body check may spend: not probed here).
+      expect([await probe('words', 'w5'), await probe('words', 'fine'), await probe('some_1', 'fine'), await probe('web', 'ok')]).toEqual(['0', '1', '1', '1']);
     } finally {
       started.child.kill('SIGKILL');
       await started.exited;
