@@ -30,7 +30,7 @@ export interface ProbeRequest {
 }
 
 export type ToWorker =
-  /** A config, as its modules were written: the worker compiles it and says whether it could. */
+  /** A config, as its modules were written (after its parts): the worker compiles it and says whether it could. */
   | {
       readonly kind: 'configure';
       readonly generation: number;
@@ -38,6 +38,8 @@ export type ToWorker =
       readonly modules: WrittenModules;
       readonly allowedTargets?: AllowedTargetsSection;
     }
+  /** Modules of the configure message of `generation` that follows: a large config comes in parts. */
+  | { readonly kind: 'configure-part'; readonly generation: number; readonly modules: WrittenModules }
   /** Configs older than `below` will not be named again. */
   | { readonly kind: 'retire'; readonly below: number }
   | (ProbeRequest & { readonly kind: 'probe'; readonly id: number; readonly generation: number })

@@ -16,6 +16,7 @@
  * timed out would look idle and take every later probe.
  */
 import { join } from 'node:path';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import type { LoadedConfig } from '../config/load';
 import type { ProbeFailure } from '../contract/failure-reasons';
@@ -38,6 +39,9 @@ export interface PoolResult {
   readonly metricsText?: string;
   readonly contentType?: string;
 }
+
+/** Modules per part of a configure message (ProbePool.post). */
+const MODULES_PER_PART = 1000;
 
 /** How long past its deadline a probe's answer may take before the main thread replaces its worker. */
 export const ANSWER_GRACE_MS = 2000;
@@ -157,8 +161,22 @@ export class ProbePool {
         if (serving && outcome.kind === 'refused') this.log.error('A probe worker refused the config the others serve', { problem: outcome.message });
         resolve(outcome);
       });
-      slot.worker.postMessage(message);
+      void this.post(slot, message);
     });
+  }
+
+  /**
+   * Posts a configure message in parts of MODULES_PER_PART modules, giving the event loop back between them:
+   * copying a message is this thread's work, and 44,000 modules in one held it over a second.
+   */
+  private async post(slot: Slot, message: Extract<ToWorker, { kind: 'configure' }>): Promise<void> {
+    const { modules } = message;
+    for (let start = 0; start + MODULES_PER_PART < modules.length; start += MODULES_PER_PART) {
+      slot.worker.postMessage({ kind: 'configure-part', generation: message.generation, modules: modules.slice(start, start + MODULES_PER_PART) } satisfies ToWorker);
+      await yieldToEventLoop();
+    }
+    const last = modules.length === 0 ? 0 : Math.floor((modules.length - 1) / MODULES_PER_PART) * MODULES_PER_PART;
+    slot.worker.postMessage({ ...message, modules: modules.slice(last) } satisfies ToWorker);
   }
 
   /**

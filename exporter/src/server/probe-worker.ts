@@ -8,7 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { compileAllowList } from '../config/allowed-targets';
-import { ConfigError } from '../config/load';
+import { ConfigError, type WrittenModules } from '../config/load';
 import { compileParsed, moduleRecord, type CompiledConfig, type PatternCache } from '../config/module';
 import type { Problem } from '../contract/problems';
 import { Logger, ProbeLog, type Fields } from '../log';
@@ -39,12 +39,16 @@ function serve(port: NonNullable<typeof parentPort>, data: ProbeWorkerData): voi
   const configs = new Map<number, CompiledConfig>();
   const running = new Map<number, AbortController>();
   const patterns: PatternCache = new Map();
+  /** Modules of configure messages still to come, by generation. */
+  const parts = new Map<number, Array<WrittenModules[number]>>();
 
   const configure = (message: Extract<ToWorker, { kind: 'configure' }>): ToMain => {
     const modules = moduleRecord();
     const problems: Problem[] = [];
-    for (const [name, written] of message.modules) {
-      const compiled = compileParsed(name, written, undefined, patterns);
+    const written = [...(parts.get(message.generation) ?? []), ...message.modules];
+    parts.delete(message.generation);
+    for (const [name, module] of written) {
+      const compiled = compileParsed(name, module, undefined, patterns);
       if ('problems' in compiled) problems.push(...compiled.problems);
       else modules[name] = compiled.module;
     }
@@ -93,6 +97,12 @@ function serve(port: NonNullable<typeof parentPort>, data: ProbeWorkerData): voi
 
   port.on('message', (message: ToWorker) => {
     switch (message.kind) {
+      case 'configure-part': {
+        const earlier = parts.get(message.generation);
+        if (earlier) earlier.push(...message.modules);
+        else parts.set(message.generation, [...message.modules]);
+        return;
+      }
       case 'configure':
         port.postMessage(configure(message));
         return;

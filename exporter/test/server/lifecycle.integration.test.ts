@@ -132,8 +132,8 @@ describe('a reload of a large config', () => {
   // nodejs_eventloop_lag_max_seconds (the longest delay since the previous scrape). The round trips of the
   // test's requests also count the pauses of jest's worker, which sends them on a machine running the rest of
   // the suite: one took 3.75 s there while the exporter answered the rest within milliseconds.
-  it('keeps its event loop free and answers /-/healthy throughout while 44,000 modules load', async () => {
-    const started = await startOurs(SMALL);
+  it.each([[1], [2]])('keeps its event loop free and answers /-/healthy throughout while 44,000 modules load (--probe.workers=%d)', async (workers) => {
+    const started = await startOurs(SMALL, [`--probe.workers=${workers}`]);
     try {
       await waitHealthy(started.base, started.child, started.stderr);
       await scrape(started.base);
