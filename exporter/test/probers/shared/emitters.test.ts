@@ -4,7 +4,9 @@
  * fails on any expression that creates an EventEmitter (a socket, request, session, stream, UDP socket,
  * decompressor...) anywhere but as the argument of `Resources.own`. Calls of the probers' own functions
  * are checked where those functions create their emitters; methods that return their receiver (`on`,
- * `once`, `end`) create nothing.
+ * `once`, `end`) create nothing. An emitter that outlives probes (a thread of the body checks' pool) is
+ * owned by no probe: it passes when the statements right after its declaration, with no `await` before,
+ * give it an 'error' listener.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,6 +47,34 @@ function isOwned(node: ts.Node, checker: ts.TypeChecker): boolean {
   return parent.expression.name.text === 'own' && receiver.getSymbol()?.getName() === 'Resources';
 }
 
+/**
+ * `const x = <node>;` followed in its block, before any `await`, by a statement `x.on('error', ...)`: the
+ * emitter has its error listener in the tick it exists, from the code that keeps it.
+ */
+function listenedAtOnce(node: ts.Node): boolean {
+  const declaration = node.parent;
+  if (!ts.isVariableDeclaration(declaration) || declaration.initializer !== node || !ts.isIdentifier(declaration.name)) return false;
+  const name = declaration.name.text;
+  const statement = declaration.parent.parent;
+  if (!ts.isVariableStatement(statement) || !ts.isBlock(statement.parent)) return false;
+  const following = statement.parent.statements.slice(statement.parent.statements.indexOf(statement) + 1);
+  for (const next of following) {
+    if (containsAwait(next)) return false;
+    if (!ts.isExpressionStatement(next) || !ts.isCallExpression(next.expression)) continue;
+    const call = next.expression;
+    if (!ts.isPropertyAccessExpression(call.expression) || !ts.isIdentifier(call.expression.expression)) continue;
+    const [event] = call.arguments;
+    if (call.expression.expression.text === name && ['on', 'once'].includes(call.expression.name.text) && event !== undefined && ts.isStringLiteral(event) && event.text === 'error') {
+      return true;
+    }
+  }
+  return false;
+}
+
+function containsAwait(node: ts.Node): boolean {
+  return ts.isAwaitExpression(node) || (!ts.isFunctionLike(node) && ts.forEachChild(node, containsAwait) === true);
+}
+
 /** Expressions in `files` (of `program`) that create an emitter other than as the argument of Resources.own, as file:line text. */
 function unownedEmitters(program: ts.Program, files: readonly string[]): string[] {
   const checker = program.getTypeChecker();
@@ -59,7 +89,7 @@ function unownedEmitters(program: ts.Program, files: readonly string[]): string[
         const ours = declaration !== undefined && resolve(declaration.getSourceFile().fileName).startsWith(EXPORTER_SOURCES);
         // Methods declared to return `this` (on, once, end, setEncoding...) hand back what they were called on.
         const fluent = declaration !== undefined && 'type' in declaration && (declaration.type as ts.Node | undefined)?.kind === ts.SyntaxKind.ThisType;
-        if (!ours && !fluent && !isOwned(node, checker)) {
+        if (!ours && !fluent && !isOwned(node, checker) && !listenedAtOnce(node)) {
           const { line } = source.getLineAndCharacterOfPosition(node.getStart());
           found.push(`${relative(PROBERS, file)}:${line + 1}: ${node.getText().split('\n')[0]}`);
         }
@@ -89,6 +119,16 @@ export function probe(resources: Resources): void {
   createHash('sha256').update('x').digest('hex');
   const inflate = resources.own(Math.random() > 0.5 ? createGunzip() : createGunzip());
   void [outgoing, stream, piped, inflate];
+}
+export async function pool(): Promise<void> {
+  const kept = connect(80, '127.0.0.1');
+  kept.on('data', () => undefined);
+  kept.on('error', () => undefined);
+  const late = connect(80, '127.0.0.1');
+  await Promise.resolve();
+  late.on('error', () => undefined);
+  const other = connect(80, '127.0.0.1');
+  kept.on('error', () => other);
 }
 `;
 
@@ -125,6 +165,8 @@ describe('emitters of the probe path', () => {
       '13: session.request({})',
       '14: loose.pipe(createGunzip())',
       '14: createGunzip()',
+      "23: connect(80, '127.0.0.1')",
+      "26: connect(80, '127.0.0.1')",
     ]);
   }, 60_000);
 });
