@@ -125,8 +125,17 @@ case "$arch" in "" | amd64 | arm64) ;; *) mistake "--arch: use amd64 or arm64 (g
 [ -z "$files" ] || files=$(realpath -e -- "$files" 2>/dev/null) || mistake "--files: no such folder; check the path (a relative one is read from $PWD)"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-for part in probekit-exporter.js icmp_socket.node probekit.js; do
+# What of the bundle runs or is installed, each checked against the bundle's SHA256SUMS before any of it runs: a file
+# changed since the release (on disk, in transit, by another user of this machine) is refused. SHA256SUMS itself is
+# checked against the release's (docs/host.md, "Check the bundle").
+readonly BUNDLE_PARTS=(probekit-exporter.js icmp_socket.node probekit.js install.sh)
+for part in "${BUNDLE_PARTS[@]}" SHA256SUMS; do
   [ -f "$here/$part" ] || fail "$here has no $part: run the install.sh of a release bundle (in the repository: npm run package in exporter/, then unpack probekit-exporter-<version>-linux-<arch>.tar.gz)"
+done
+for part in "${BUNDLE_PARTS[@]}"; do
+  expected=$(awk -v file="$part" '$2 == file { print $1 }' "$here/SHA256SUMS")
+  [ "$(sha256sum <"$here/$part" | cut -d' ' -f1)" = "$expected" ] ||
+    fail "$here/$part is not the file the bundle's SHA256SUMS lists: it changed since the release; unpack the release again (docs/host.md, \"Check the bundle\")"
 done
 
 # The staging folder is made before any relative path is resolved elsewhere.
@@ -255,7 +264,7 @@ else
   install_dir=$(dirname "$bundle_path")
   mkdir -p "$staging$install_dir"
   # The installer and the probekit command go too: /opt/probekit/exporter/install.sh --uninstall works later.
-  for part in probekit-exporter.js icmp_socket.node probekit.js install.sh; do cp -p -- "$here/$part" "$staging$install_dir/$part"; done
+  for part in "${BUNDLE_PARTS[@]}" SHA256SUMS; do cp -p -- "$here/$part" "$staging$install_dir/$part"; done
   if [ "$staged" -eq 0 ]; then
     [ -x "$node_path" ] || fail "$node_path (the unit's ExecStart) is missing; install Node.js 20 or newer from the distribution"
     [ "$(node_version "$node_path")" -ge 20 ] || fail "$node_path is Node.js $(node_version "$node_path"); the exporter needs 20 or newer"

@@ -1,7 +1,8 @@
 // The release bundles of the single-machine form, one per architecture: probekit-exporter-<version>-linux-<arch>.tar.gz
 // holding the exporter bundle, the ICMP addon compiled for that architecture, the probekit command (it renders the
 // host files from the spec, with the same renderers as the cluster form), the unit for the default vendor, the
-// installer, a README and the license. Only Node is needed on the machine.
+// installer, a README, the license and SHA256SUMS of those files; beside the tarballs, SHA256SUMS of the tarballs.
+// Only Node is needed on the machine.
 //
 // The addon is compiled with node-gyp against Node's headers from the distribution (npm's nodedir, else the
 // include/node folder beside this Node), for an architecture other than this machine's with Debian's cross compilers
@@ -10,9 +11,10 @@
 // Usage: npm run package [-- --out DIR] [--arch amd64|arm64]...   (default: both, into exporter/release)
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
@@ -109,7 +111,19 @@ function tarball(parent, folder, file) {
   writeFileSync(file, gzipSync(tar, { level: 9 }));
 }
 
+/** The sums file's name, in each bundle and beside the tarballs. */
+const SUMS = 'SHA256SUMS';
+
+/** `sha256sum`'s format, which `sha256sum --check` reads: the hex digest, two spaces, the name; sorted by name. */
+function sumsText(files) {
+  return [...files]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, path]) => `${createHash('sha256').update(readFileSync(path)).digest('hex')}  ${name}\n`)
+    .join('');
+}
+
 const options = parseArguments(process.argv.slice(2));
+const tarballs = [];
 const { version } = JSON.parse(readFileSync(join(exporterDir, 'package.json'), 'utf8'));
 const work = mkdtempSync(join(tmpdir(), 'probekit-release-'));
 try {
@@ -135,10 +149,17 @@ try {
     for (const [file, from] of Object.entries(files)) copyFileSync(from, join(folder, file));
     for (const executable of ['install.sh', 'probekit-exporter.js', 'probekit.js']) chmodSync(join(folder, executable), 0o755);
     for (const plain of ['icmp_socket.node', 'probekit-exporter.service', 'README.md', 'LICENSE']) chmodSync(join(folder, plain), 0o644);
+    // The bundle's own sums, which install.sh checks its files against before any of them runs.
+    writeFileSync(join(folder, SUMS), sumsText(Object.keys(files).map((file) => [file, join(folder, file)])), { mode: 0o644 });
     const file = join(options.out, `${name}.tar.gz`);
     tarball(work, name, file);
+    tarballs.push(file);
     process.stdout.write(`${file}\n`);
   }
+  // The release's sums, of the tarballs: what a user checks a download against (docs/host.md, "Check the bundle").
+  const releaseSums = join(options.out, SUMS);
+  writeFileSync(releaseSums, sumsText(tarballs.map((file) => [basename(file), file])));
+  process.stdout.write(`${releaseSums}\n`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -407,6 +407,40 @@ const present = releaseToolsPresent() && rootHere() && requireBinary(PROMETHEUS)
     }, 60_000);
   });
 
+  describe("the bundle's sums", () => {
+    it('a bundle whose file differs from its SHA256SUMS, or that has none, is refused before any of it runs, and nothing is written', async () => {
+      const root = join(work, 'tampered-root');
+      for (const [part, change] of [
+        ['probekit.js', (text: string) => `${text}\n// changed\n`],
+        ['probekit-exporter.js', (text: string) => text.replace('blackbox', 'blackb0x')],
+        ['install.sh', (text: string) => text.replace('set -euo pipefail', 'set -euo pipefail; : changed')],
+        ['icmp_socket.node', (text: string) => `${text}x`],
+      ] as const) {
+        const tampered = join(work, `tampered-${part}`);
+        await run('cp', ['-a', bundles.amd64!, tampered]);
+        writeFileSync(join(tampered, part), change(readFileSync(join(tampered, part), 'latin1')), 'latin1');
+        const result = await failure(install('amd64', ['--vendor', 'acme', '--spec', 'spec.yaml', '--root', root], join(tampered, 'install.sh')));
+        expect([part, result]).toEqual([
+          part,
+          {
+            code: 1,
+            stderr: `install.sh: ${tampered}/${part} is not the file the bundle's SHA256SUMS lists: it changed since the release; unpack the release again (docs/host.md, "Check the bundle")\n`,
+          },
+        ]);
+      }
+      const unsummed = join(work, 'unsummed');
+      await run('cp', ['-a', bundles.amd64!, unsummed]);
+      rmSync(join(unsummed, 'SHA256SUMS'));
+      const result = await failure(install('amd64', ['--vendor', 'acme', '--spec', 'spec.yaml', '--root', root], join(unsummed, 'install.sh')));
+      expect(result).toEqual({ code: 1, stderr: expect.stringMatching(/^install\.sh: \S+\/unsummed has no SHA256SUMS: run the install\.sh of a release bundle/) });
+      expect(existsSync(root)).toBe(false);
+      // The installed copy carries the sums too: it uninstalls.
+      await install('amd64', ['--vendor', 'acme', '--spec', 'spec.yaml', '--root', root]);
+      await install('amd64', ['--uninstall', '--root', root], join(root, 'opt/probekit/exporter/install.sh'));
+      expect(snapshot(root)).toEqual({});
+    }, 60_000);
+  });
+
   describe('arguments', () => {
     it("refuses a bundle of another architecture than the machine's (live) or --arch (staged), naming both", async () => {
       const root = join(work, 'wrong-arch');

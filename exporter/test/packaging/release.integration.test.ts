@@ -1,6 +1,7 @@
 /**
  * `npm run package`: one bundle per architecture, each holding the exporter, the ICMP addon compiled for it (its ELF
- * machine checked), the probekit command, the unit, the installer, a README and the license. Each bundle is run as
+ * machine checked), the probekit command, the unit, the installer, a README, the license and the sums of them all
+ * (and the release's sums of the tarballs), which sha256sum itself checks. Each bundle is run as
  * it is unpacked: the amd64 one on this machine, the arm64 one under qemu-user with an arm64 Node, and both answer
  * probe_success 1 for an icmp and an http probe of 127.0.0.1. Under emulation both ICMP paths work: qemu-user
  * passes the socket calls of a raw socket (root, CAP_NET_RAW) and of a ping socket (net.ipv4.ping_group_range)
@@ -8,7 +9,7 @@
  */
 import { chmodSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { freePort } from '../../loopback/reference-exporter';
 import { metricValue, parseMetrics } from '../../loopback/metrics-text';
 import {
@@ -70,8 +71,16 @@ const NOBODY_ELSE = 64123;
         `-rwxr-xr-x 0/0 ${folder}/probekit-exporter.js`,
         `-rw-r--r-- 0/0 ${folder}/probekit-exporter.service`,
         `-rwxr-xr-x 0/0 ${folder}/probekit.js`,
+        `-rw-r--r-- 0/0 ${folder}/SHA256SUMS`,
       ].sort(),
     );
+    // sha256sum itself checks every file of the bundle against its sums, and the tarball against the release's.
+    const { stdout: checked } = await run('sha256sum', ['--check', '--strict', 'SHA256SUMS'], { cwd: folders[arch]! });
+    expect(checked.trim().split('\n').sort()).toEqual(
+      ['LICENSE', 'README.md', 'icmp_socket.node', 'install.sh', 'probekit-exporter.js', 'probekit-exporter.service', 'probekit.js'].map((file) => `${file}: OK`),
+    );
+    const { stdout: release } = await run('sha256sum', ['--check', '--strict', 'SHA256SUMS'], { cwd: dirname(tarballs[arch]) });
+    expect(release.split('\n')).toContain(`${basename(tarballs[arch])}: OK`);
     expect(readFileSync(join(folders[arch]!, 'LICENSE'), 'utf8')).toContain('Apache License');
     const unit = readFileSync(join(folders[arch]!, 'probekit-exporter.service'), 'utf8');
     expect(unit).toContain('\nExecStart=/usr/bin/node /opt/probekit/exporter/probekit-exporter.js --config.file=/etc/probekit/exporters/blackbox/config.yaml ');
