@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '../../src/log';
@@ -131,33 +131,39 @@ describe('a reload of a large config', () => {
   // loop was held is its own measure, prom-client's
   // nodejs_eventloop_lag_max_seconds (the longest delay since the previous scrape). The round trips of the
   // test's requests also count the pauses of jest's worker, which sends them on a machine running the rest of
-  // the suite: one took 3.75 s there while the exporter answered the rest within milliseconds.
-  it.each([[1], [2]])('keeps its event loop free and answers /-/healthy throughout while 44,000 modules load (--probe.workers=%d)', async (workers) => {
-    const started = await startOurs(SMALL, [`--probe.workers=${workers}`]);
-    try {
-      await waitHealthy(started.base, started.child, started.stderr);
-      await scrape(started.base);
-      writeFileSync(started.configFile, largeConfigYaml(44_000));
-      let status: number | undefined;
-      const reload = fetch(`${started.base}/-/reload`, { method: 'POST' }).then((response) => {
-        status = response.status;
-      });
-      const latencies = await healthLatencies(started.base, () => status !== undefined);
-      await reload;
-      const afterReload = await scrape(started.base);
-      expect(status).toBe(200);
-      expect(metricValue(afterReload, 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(1);
-      expect(latencies.length).toBeGreaterThan(10);
-      expect(latencies.filter((latency) => latency === Infinity)).toEqual([]);
-      expect(metricValue(afterReload, 'blackbox_exporter_config_last_reload_successful')).toBe(1);
-      // The first module of the new file wants "service-0 ok" or "service-0 up" in the body.
-      const probe = (path: string) => probeText(started.base, 'module_00000', path);
-      expect([await probe('/?say=service-0%20up'), await probe('/?say=down')].map((text) => /^probe_success (\d)$/m.exec(text)?.[1])).toEqual(['1', '0']);
-    } finally {
-      started.child.kill('SIGKILL');
-      await started.exited;
-    }
-  }, 180_000);
+  // the suite: one took 3.75 s there while the exporter answered the rest within milliseconds. The lag is bounded
+  // at 2 s here and below: work on the serving thread held it for seconds to minutes, while at load 20 on two cores
+  // the exporter's timers themselves ran 1.7 s late with the loading off its thread.
+  it.each([[1], [2]])(
+    'keeps its event loop free and answers /-/healthy throughout while 44,000 modules load (--probe.workers=%d)',
+    async (workers) => {
+      const started = await startOurs(SMALL, [`--probe.workers=${workers}`]);
+      try {
+        await waitHealthy(started.base, started.child, started.stderr);
+        await scrape(started.base);
+        writeFileSync(started.configFile, largeConfigYaml(44_000));
+        let status: number | undefined;
+        const reload = fetch(`${started.base}/-/reload`, { method: 'POST' }).then((response) => {
+          status = response.status;
+        });
+        const latencies = await healthLatencies(started.base, () => status !== undefined);
+        await reload;
+        const afterReload = await scrape(started.base);
+        expect(status).toBe(200);
+        expect(metricValue(afterReload, 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(2);
+        expect(latencies.length).toBeGreaterThan(10);
+        expect(latencies.filter((latency) => latency === Infinity)).toEqual([]);
+        expect(metricValue(afterReload, 'blackbox_exporter_config_last_reload_successful')).toBe(1);
+        // The first module of the new file wants "service-0 ok" or "service-0 up" in the body.
+        const probe = (path: string) => probeText(started.base, 'module_00000', path);
+        expect([await probe('/?say=service-0%20up'), await probe('/?say=down')].map((text) => /^probe_success (\d)$/m.exec(text)?.[1])).toEqual(['1', '0']);
+      } finally {
+        started.child.kill('SIGKILL');
+        await started.exited;
+      }
+    },
+    180_000,
+  );
 });
 
 describe('a reload of patterns slow to compile', () => {
@@ -196,7 +202,7 @@ describe('a reload of patterns slow to compile', () => {
       expect(status).toBe(200);
       const metrics = await scrape(started.base);
       // The exporter's own measure of its loop: the longest delay since the scrape before the reload.
-      expect(metricValue(metrics, 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(1);
+      expect(metricValue(metrics, 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(2);
       // The reload's window, from its own line: it ended at ts and took duration_seconds.
       const line = [...started.stderr().matchAll(/ts=(\S+) level=info msg="Loaded config file" \S+ modules=7 duration_seconds=([\d.]+)/g)].at(-1);
       expect(line).toBeDefined();
@@ -250,13 +256,19 @@ describe('shutdown on SIGTERM', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     started.child.kill('SIGTERM');
     await shuttingDown(started);
-    const late = await fetch(`${started.base}/-/healthy`).then(
-      () => 'answered',
-      (error: Error) => String((error.cause as Error | undefined)?.message ?? error.message),
-    );
+    // A new connection, not fetch's: its pool would send the request on a kept-alive one that the exporter is
+    // closing (ECONNRESET), which says nothing of whether it still accepts.
+    const late = await new Promise<string>((resolve) => {
+      const socket = connect(Number(new URL(started.base).port), '127.0.0.1');
+      socket.on('connect', () => {
+        socket.destroy();
+        resolve('accepted');
+      });
+      socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+    });
     const answers = await Promise.all(probes);
     expect(answers.filter((text) => /^probe_success 1$/m.test(text))).toHaveLength(5);
-    expect(late).toMatch(/ECONNREFUSED/);
+    expect(late).toBe('ECONNREFUSED');
     expect((await started.exited).code).toBe(0);
   }, 30_000);
 
