@@ -39,37 +39,39 @@ afterAll(() => targets.close());
 
 /** A spec with a job per prober; `failing` adds a job whose every target fails, one per failure class. */
 function specYaml(): string {
+  // Timeouts that hold on a loaded 2-core machine, where a loopback probe once took 2.4 s to connect: 10 s for the
+  // targets meant to answer, 4 s for the stalled one, which must time out waiting for the response.
   return `modules:
   web:
     prober: http
-    timeout: 2s
+    timeout: 10s
     http: { preferred_ip_protocol: ip4 }
   web_quick:
     prober: http
-    timeout: 1s
+    timeout: 4s
     http: { preferred_ip_protocol: ip4 }
   web_private:
     prober: http
-    timeout: 2s
+    timeout: 10s
     http:
       preferred_ip_protocol: ip4
       headers:
         Authorization: { fromEnv: PRIVATE_TOKEN, prefix: "Bearer " }
   dns_www:
     prober: dns
-    timeout: 2s
+    timeout: 10s
     dns: { query_name: www.${ZONE}, query_type: A, preferred_ip_protocol: ip4 }
   dns_nothing:
     prober: dns
-    timeout: 2s
+    timeout: 10s
     dns: { query_name: nothing.${ZONE}, preferred_ip_protocol: ip4 }
   grpc_up:
     prober: grpc
-    timeout: 2s
+    timeout: 10s
     grpc: { preferred_ip_protocol: ip4 }
   grpc_down:
     prober: grpc
-    timeout: 2s
+    timeout: 10s
     grpc: { service: down, preferred_ip_protocol: ip4 }
 jobs:
   - name: websites
@@ -204,7 +206,7 @@ describe('probekit test', () => {
     const before = openHandles();
     let stop: () => void = () => undefined;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
-    const spec = writeSpec(specYaml().replace('timeout: 1s', 'timeout: 30s'));
+    const spec = writeSpec(specYaml().replace('timeout: 4s', 'timeout: 30s'));
     const running = runCli(['test', '--spec', spec, '--job', 'stalled', '--job', 'dns', '--concurrency', '1'], ENV, stopped);
     setTimeout(stop, 300);
     const result = await running;
@@ -287,7 +289,7 @@ describe('probekit test, as a program', () => {
   });
 
   it('stops cleanly on Ctrl-C (SIGINT): the report of what ran, exit 130', async () => {
-    const spec = writeSpec(specYaml().replace('timeout: 1s', 'timeout: 30s'));
+    const spec = writeSpec(specYaml().replace('timeout: 4s', 'timeout: 30s'));
     let sent = false;
     const result = await program(['--spec', spec, '--job', 'dns', '--job', 'stalled', '--job', 'grpc', '--concurrency', '1'], ENV, (stderr, child) => {
       if (!sent && stderr.includes('[1/3]')) {

@@ -315,7 +315,11 @@ describeWithNpmCache(consumerRegistrySpecs())('the assistant installed beside pr
 
   it('probekit assistant --help lists its subcommands, and probekit assistant list its skills', async () => {
     const help = await outcome(probekit, ['assistant', '--help'], app, env);
-    expect(help).toEqual({ code: 0, stdout: expect.stringMatching(/^usage:\n {2}probekit assistant serve .*\n {2}probekit assistant run .*\n {2}probekit assistant list .*\n$/), stderr: '' });
+    expect(help).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/^usage:\n {2}probekit assistant serve .*\n {2}probekit assistant run .*\n {2}probekit assistant list .*\n\nprobekit assistant <command> --help lists .*\n$/),
+      stderr: '',
+    });
     const list = await outcome(probekit, ['assistant', 'list'], app, env);
     expect(list).toMatchObject({ code: 0, stderr: '' });
     expect(
