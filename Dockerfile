@@ -36,4 +36,4 @@ EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=5s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:8080/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["probekit"]
-CMD ["assistant", "serve", "--http", "8080", "--host", "0.0.0.0"]
+CMD ["assistant", "serve", "--http", "8080", "--host", "0.0.0.0", "--http-token-env", "PROBEKIT_MCP_TOKEN"]

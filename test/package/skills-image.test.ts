@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Chart, Testing } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-28';
 import { AssistantSkills } from '../../src/cdk8s/assistant-skills';
 import { SKILLS_SERVER_HEALTH_PATH, SKILLS_SERVER_IMAGE, SKILLS_SERVER_PORT } from '../../src/render/skills-server';
 
@@ -50,7 +51,7 @@ describe('the skills server image', () => {
     expect(Object.keys(rootPackage.bin)).toEqual(['probekit']);
     expect(args('ENV')).toContain('PATH=/opt/probekit/node_modules/.bin:$PATH');
     const chart = new Chart(Testing.app(), 'assistant');
-    new AssistantSkills(chart, 'skills');
+    new AssistantSkills(chart, 'skills', { mcpToken: { name: 'probekit-mcp-token', key: 'token' }, clients: [kplus.Pods.select(chart, 'assistant', { labels: { app: 'assistant' } })] });
     const container = (Testing.synth(chart) as { kind: string; spec: any }[]).find((m) => m.kind === 'Deployment')!.spec.template.spec.containers[0];
     expect(JSON.parse(args('ENTRYPOINT')[0]!)).toEqual(container.command);
     expect(JSON.parse(args('CMD').at(-1)!)).toEqual(container.args);
