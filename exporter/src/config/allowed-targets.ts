@@ -31,6 +31,77 @@ export const allowedTargetsSchema = z.strictObject({
 
 export type AllowedTargetsSection = z.output<typeof allowedTargetsSchema>;
 
+/**
+ * IPv6 prefixes whose last 32 bits are an IPv4 address that a packet to them reaches as that IPv4 host: the
+ * IPv4-mapped form (::ffff:0:0/96, how a dual-stack socket dials IPv4), the IPv4-translated form of SIIT
+ * (::ffff:0:0:0/96), NAT64's well-known prefix (64:ff9b::/96: a NAT64 gateway connects to the IPv4 address)
+ * and the deprecated IPv4-compatible form (::/96 but :: and ::1; Linux's sit0 tunnels it to the IPv4 address).
+ * The allow-list reads each as its IPv4 address, in a target and in a listed network alike, so that
+ * 64:ff9b::a9fe:a9fe is 169.254.169.254 and `networks: [10.0.0.0/8]` holds 64:ff9b::a00:1.
+ */
+const HOST_EMBEDDING_PREFIXES: ReadonlyArray<readonly number[]> = [
+  [0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0],
+  [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0],
+  [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+];
+const MAPPED: readonly number[] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
+
+/** Whether the first 12 of `bytes` are `prefix`. */
+function startsWith(bytes: readonly number[], prefix: readonly number[]): boolean {
+  return prefix.every((byte, index) => bytes[index] === byte);
+}
+
+/**
+ * `bytes` (16, from ip16) as the host a packet to them reaches: an address of a host-embedding prefix
+ * (HOST_EMBEDDING_PREFIXES) as its IPv4 address in the IPv4-mapped form, any other address as it is. `::` and
+ * `::1` are themselves (unspecified and loopback), not 0.0.0.0 and 0.0.0.1.
+ */
+export function reachedBytes(bytes: readonly number[]): readonly number[] {
+  const compatibleSpecial = startsWith(bytes, HOST_EMBEDDING_PREFIXES[2]) && bytes[12] === 0 && bytes[13] === 0 && bytes[14] === 0 && bytes[15] <= 1;
+  if (compatibleSpecial || !HOST_EMBEDDING_PREFIXES.some((prefix) => startsWith(bytes, prefix))) return bytes;
+  return [...MAPPED, ...bytes.slice(12)];
+}
+
+/** An IPv4 address an IPv6 address carries where its packets go out over IPv4 to that address, not to the host. */
+export interface RelayIpv4 {
+  /** The IPv4 address, 16 bytes in its IPv4-mapped form. */
+  readonly bytes: readonly number[];
+  /** The form, as messages name it. */
+  readonly form: string;
+  /** Whether packets go to this address itself (6to4, Teredo), rather than to a NAT64 gateway that may read it there. */
+  readonly sentTo: boolean;
+}
+
+/** NAT64's local-use prefix (64:ff9b:1::/48): where its IPv4 address sits depends on the operator's prefix length. */
+const NAT64_LOCAL = [0, 0x64, 0xff, 0x9b, 0, 1];
+/** RFC 6052's places of the IPv4 address for prefixes of 48, 56 and 64 bits (byte 8, the u octet, skipped). */
+const NAT64_PLACES = [
+  [6, 7, 9, 10],
+  [7, 9, 10, 11],
+  [9, 10, 11, 12],
+  [12, 13, 14, 15],
+];
+
+/**
+ * IPv4 addresses that an IPv6 address sends its packets to, or may reach, without being that host: the
+ * 6to4 relay of 2002::/16 (bytes 2-5), Teredo's server and client (2001::/32: bytes 4-7, and bytes 12-15
+ * inverted), and each place NAT64's local-use prefix may carry one. They are not the host the probe reaches,
+ * so `networks` reads the address as written; deny_self_and_metadata refuses the address when one of these is
+ * link-local or metadata, or, for the addresses packets are sent to (6to4, Teredo), this host's own.
+ */
+export function relayedIpv4(bytes: readonly number[]): RelayIpv4[] {
+  const mapped = (four: readonly number[]): readonly number[] => [...MAPPED, ...four];
+  if (bytes[0] === 0x20 && bytes[1] === 0x02) return [{ bytes: mapped(bytes.slice(2, 6)), form: '6to4', sentTo: true }];
+  if (bytes[0] === 0x20 && bytes[1] === 0x01 && bytes[2] === 0 && bytes[3] === 0) {
+    return [
+      { bytes: mapped(bytes.slice(4, 8)), form: 'Teredo server', sentTo: true },
+      { bytes: mapped(bytes.slice(12, 16).map((byte) => byte ^ 0xff)), form: 'Teredo client', sentTo: true },
+    ];
+  }
+  if (startsWith(bytes, NAT64_LOCAL)) return NAT64_PLACES.map((places) => ({ bytes: mapped(places.map((index) => bytes[index])), form: 'NAT64 local-use', sentTo: false }));
+  return [];
+}
+
 /** A range of addresses as 16 bytes (IPv4 in its IPv4-mapped form) and a prefix length of 0-128. */
 export interface Network {
   readonly text: string;
@@ -82,7 +153,8 @@ export function parseNetwork(text: string): Network | string {
   if (!sameBits(bytes, maskedBits(bytes, prefix), 128)) {
     return `has bits set after its prefix length (the range is ${formatBits(maskedBits(bytes, prefix), family)}/${prefixText})`;
   }
-  return { text, bytes, prefix };
+  // A range inside a host-embedding prefix is the IPv4 range it carries, as the addresses checked against it are.
+  return { text, bytes: prefix >= 96 ? reachedBytes(bytes) : bytes, prefix };
 }
 
 function maskedBits(bytes: readonly number[], prefix: number): number[] {
@@ -118,7 +190,7 @@ export function inNetwork(address: readonly number[], network: Network): boolean
 /** `text` as a host pattern, or a message saying what is wrong with it. */
 export function parseHostPattern(text: string): HostPattern | string {
   const unbracketed = text.replace(/^\[|\]$/g, '');
-  if (isIP(unbracketed) !== 0) return { kind: 'address', bytes: ip16(unbracketed) };
+  if (isIP(unbracketed) !== 0) return { kind: 'address', bytes: reachedBytes(ip16(unbracketed)) };
   if (text === '*') return { kind: 'any' };
   const name = normalHostName(text);
   const below = name.startsWith('*.');
@@ -133,7 +205,7 @@ export function hostMatches(host: string, pattern: HostPattern): boolean {
     case 'any':
       return true;
     case 'address':
-      return isIP(host) !== 0 && sameBits(ip16(host), pattern.bytes, 128);
+      return isIP(host) !== 0 && sameBits(reachedBytes(ip16(host)), pattern.bytes, 128);
     case 'name':
       return normalHostName(host) === pattern.name;
     case 'below': {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { parse } from 'yaml';
-import { hostMatches, inNetwork, parseHostPattern, parseNetwork, type HostPattern, type Network } from '../../src/config/allowed-targets';
+import { hostMatches, inNetwork, parseHostPattern, parseNetwork, reachedBytes, type HostPattern, type Network } from '../../src/config/allowed-targets';
 import { parseConfig } from '../../src/config/load';
 import { maskedConfigYaml } from '../../src/config/mask';
 import { ip16 } from '../../src/probers/shared/ip-bytes';
@@ -57,8 +57,11 @@ describe('allowed_targets networks', () => {
   });
 
   it('holds an IPv6 address exactly when the 128-bit reference says so, whatever its zone', () => {
+    // NAT64, IPv4-compatible and IPv4-translated addresses are the IPv4 host they reach: the target guard's tests hold those.
+    const carriesIpv4 = (address: string): boolean => reachedBytes(ip16(address)).join() !== ip16(address).join();
     fc.assert(
       fc.property(ipv6, ipv6, fc.integer({ min: 0, max: 128 }), (address, other, prefix) => {
+        fc.pre(![address, other, base(other, prefix, 128)].some(carriesIpv4));
         const range = network(`${base(other, prefix, 128)}/${prefix}`);
         expect(inNetwork(ip16(address), range)).toBe(inReference(address, other, prefix));
         expect(inNetwork(ip16(`${address}%eth0`), range)).toBe(inReference(address, other, prefix));

@@ -79,7 +79,7 @@ const runs = rootHere();
 
   beforeAll(async () => {
     tls = makeTlsFixtures();
-    namespace = await startDnsNamespace({ 'a.test': '127.0.0.2', 'b.test': '127.0.0.1', 'self.test': '127.0.0.1', 'metadata.test': '169.254.169.254' });
+    namespace = await startDnsNamespace({ 'a.test': '127.0.0.2', 'b.test': '127.0.0.1', 'self.test': '127.0.0.1', 'metadata.test': '169.254.169.254', 'nat64.test': '64:ff9b::a9fe:a9fe' });
     writeFileSync(join(namespace.dir, 'blackbox.yml'), CONFIG);
     await namespace.startIn([process.execPath, '-e', SERVERS(tls.serverCertFile, tls.serverKeyFile)], (output) => output.split('listening').length === 5, 'the servers');
     await startExporter('127.0.0.1:80', ON_PORT_80);
@@ -173,6 +173,14 @@ const runs = rootHere();
     ['http_any', 'http://2852039166/'],
     ['http_any', 'http://[fe80::a9fe:a9fe%25lo]/'],
     ['http_any', 'http://metadata.test./'],
+    ['tcp_any', '[64:ff9b::a9fe:a9fe]:80'],
+    ['tcp_any', '[::a9fe:a9fe]:80'],
+    ['tcp_any', '[::ffff:0:a9fe:a9fe]:80'],
+    ['tcp_any', '[2002:a9fe:a9fe::1]:80'],
+    ['tcp_any', '[64:ff9b::7f00:1]:80'],
+    ['tcp_any', 'nat64.test:80'],
+    ['http_any', 'http://[64:ff9b::169.254.169.254]/'],
+    ['http_any', 'http://nat64.test/latest/meta-data/'],
   ])('%s refuses %s, the exporter or a metadata address spelled another way', async (module, target) => {
     const reply = await probe(ON_PORT_80, module, target);
     expect({ target, status: reply.status }).toEqual({ target, status: 403 });

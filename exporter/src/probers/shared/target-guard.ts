@@ -6,7 +6,7 @@
  */
 import { networkInterfaces } from 'node:os';
 import { isIP } from 'node:net';
-import { hostMatches, inNetwork, METADATA_NETWORKS, parseNetwork, type AllowList, type Network } from '../../config/allowed-targets';
+import { hostMatches, inNetwork, METADATA_NETWORKS, parseNetwork, reachedBytes, relayedIpv4, type AllowList, type Network } from '../../config/allowed-targets';
 import { ip16 } from './ip-bytes';
 
 /** Why a target was refused, as the `reason` label of probekit_exporter_targets_refused_total: a short, fixed list. */
@@ -95,15 +95,27 @@ export class TargetGuard {
    * link-local or metadata address and a list says to refuse those.
    */
   checkAddress(host: string, address: string, port: number | undefined, stage: RefusalStage = 'target'): void {
-    const bytes = ip16(address);
+    const written = ip16(address);
+    // NAT64, IPv4-compatible and IPv4-translated addresses are the IPv4 host they reach (../../config/allowed-targets.ts).
+    const bytes = reachedBytes(written);
     const shown = host === address ? address : `${JSON.stringify(host)} (resolved to ${address})`;
+    const isMetadata = (candidate: readonly number[]): boolean => METADATA_NETWORKS.some((network) => inNetwork(candidate, network));
     for (const list of this.lists) {
       if (list.denySelfAndMetadata) {
-        if (METADATA_NETWORKS.some((network) => inNetwork(bytes, network))) {
-          this.refuse('link_local_or_metadata', stage, `${shown} is a link-local or cloud metadata address, refused by ${list.field}.deny_self_and_metadata`);
+        const reached = bytes === written ? '' : ` (the IPv4 host ${bytes.slice(12).join('.')})`;
+        if (isMetadata(bytes)) {
+          this.refuse('link_local_or_metadata', stage, `${shown}${reached} is a link-local or cloud metadata address, refused by ${list.field}.deny_self_and_metadata`);
         }
         if (this.self && port === this.self.port && reachesSelf(bytes, this.self)) {
-          this.refuse('exporter_itself', stage, `${shown} port ${port} is the exporter's own listener, refused by ${list.field}.deny_self_and_metadata`);
+          this.refuse('exporter_itself', stage, `${shown}${reached} port ${port} is the exporter's own listener, refused by ${list.field}.deny_self_and_metadata`);
+        }
+        // 6to4, Teredo and NAT64 local-use send their packets to an IPv4 address they carry: not one of these either.
+        for (const relay of relayedIpv4(written)) {
+          const relayShown = `${shown} carries the IPv4 address ${relay.bytes.slice(12).join('.')} (${relay.form})`;
+          if (isMetadata(relay.bytes)) this.refuse('link_local_or_metadata', stage, `${relayShown}, a link-local or cloud metadata address, refused by ${list.field}.deny_self_and_metadata`);
+          if (relay.sentTo && ALWAYS_LOCAL.some((network) => inNetwork(relay.bytes, network))) {
+            this.refuse('exporter_itself', stage, `${relayShown}, this host's own, refused by ${list.field}.deny_self_and_metadata`);
+          }
         }
       }
       if (list.networks && !list.networks.some((network) => inNetwork(bytes, network))) {
