@@ -13,7 +13,7 @@ import { METRICS_PATH, PROBE_PATH } from '@probekit/exporter';
 import { DEFAULTS, kubernetesObjectName, type Job, type Spec } from '../model';
 import type { RuleFile } from './alert-rules';
 import { exporterSelectorLabels, probekitLabels } from './labels';
-import { EXPORTER_JOB_NAME, targetLabels } from './scrape-job';
+import { EXPORTER_JOB_NAME, targetGroups } from './scrape-job';
 
 export const OPERATOR_API_VERSION = 'monitoring.coreos.com/v1';
 
@@ -71,6 +71,7 @@ function metadata(name: string, target: OperatorTarget, component: string): Obje
 
 /** One job as a Probe, probed by the exporter at `proberAddress` (host:port, as the Operator wants its `url`). */
 export function renderProbe(job: Job, proberAddress: string, target: OperatorTarget): ProbeObject {
+  const [group] = targetGroups(job);
   return {
     apiVersion: OPERATOR_API_VERSION,
     kind: 'Probe',
@@ -81,7 +82,7 @@ export function renderProbe(job: Job, proberAddress: string, target: OperatorTar
       module: job.module,
       interval: job.scrapeInterval,
       scrapeTimeout: job.scrapeTimeout,
-      targets: { staticConfig: { static: [...job.targets], labels: targetLabels(job) } },
+      targets: { staticConfig: { static: [...group.targets], labels: group.labels } },
     },
   };
 }

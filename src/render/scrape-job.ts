@@ -56,11 +56,21 @@ export function clusterExporterAddress(spec: Spec): string {
 export { localExporterAddress } from '../model';
 
 /**
- * The labels every target of a job carries: the job's own, and its module, which the probe's series do not
- * otherwise say (the module is a query parameter), for the dashboard's filter and debug links.
+ * Targets that share a module and labels: one entry of a scrape job's `static_configs`, of an http_sd answer, or of
+ * a Probe's `staticConfig`. Its labels are every label its targets' series carry beyond `job` and `instance`.
  */
-export function targetLabels(job: Pick<ScrapeJob, 'module' | 'labels'>): Record<string, string> {
-  return { ...job.labels, [MODULE_LABEL]: job.module };
+export interface TargetGroup {
+  readonly targets: readonly string[];
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+/**
+ * A job's targets as target groups, the one shape every renderer of a scrape job (agent values, host files, Operator
+ * Probes) writes them in. Each group carries the job's labels and its module as the `module` label, which the
+ * probe's series do not otherwise say (the module is a query parameter), for the dashboard's filter and debug links.
+ */
+export function targetGroups(job: Pick<ScrapeJob, 'module' | 'labels' | 'targets'>): TargetGroup[] {
+  return [{ targets: [...job.targets], labels: { ...job.labels, [MODULE_LABEL]: job.module } }];
 }
 
 export function renderScrapeJob(job: ScrapeJob, exporterAddress: string): ProbeScrapeConfig {
@@ -70,7 +80,7 @@ export function renderScrapeJob(job: ScrapeJob, exporterAddress: string): ProbeS
     scrape_timeout: job.scrapeTimeout,
     metrics_path: PROBE_PATH,
     params: { module: [job.module] },
-    static_configs: [{ targets: [...job.targets], labels: targetLabels(job) }],
+    static_configs: targetGroups(job),
     relabel_configs: relabelRules(exporterAddress),
   };
 }

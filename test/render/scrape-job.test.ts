@@ -1,5 +1,5 @@
 import { parseSpec } from '../../src/model';
-import { localExporterAddress, renderExporterScrapeJob, renderScrapeJobs } from '../../src/render';
+import { localExporterAddress, renderExporterScrapeJob, renderScrapeJobs, targetGroups } from '../../src/render';
 import { fullEnv, fullSpec } from '../fixtures/specs';
 
 const spec = parseSpec(fullSpec, { env: fullEnv });
@@ -46,6 +46,13 @@ describe('scrape jobs: the documented job and its three relabel rules', () => {
 
   it("carries extra labels on the targets, and the job's module", () => {
     expect(renderScrapeJobs(spec)[0].static_configs).toEqual([{ targets: ['https://example.com', 'http://example.org:8080/health'], labels: { team: 'web', module: 'http_2xx' } }]);
+  });
+});
+
+describe('target groups', () => {
+  it("are the job's targets with its labels and module, as every scrape job writes them", () => {
+    expect(targetGroups(spec.jobs[0])).toEqual([{ targets: ['https://example.com', 'http://example.org:8080/health'], labels: { team: 'web', module: 'http_2xx' } }]);
+    expect(renderScrapeJobs(spec)[0].static_configs).toEqual(targetGroups(spec.jobs[0]));
   });
 });
 
