@@ -1,8 +1,10 @@
 /**
- * 10,000 failing probes of each prober against our exporter as a process (closed ports, servers that reset
- * or stall, a refused TLS handshake): its resident memory stays within 50 MB of where it stood after a warm-up,
+ * 4,000 failing probes of each prober against our exporter as a process (closed ports, servers that reset
+ * or stall, a refused TLS handshake): its resident memory stays within 20 MB of where it stood after a warm-up,
  * and its open descriptors come back to where they were. A leak of 5 KB a probe (the gRPC prober's used to be
- * 25-35 KB) would show as 50 MB here; a socket kept per probe, as 10,000 descriptors.
+ * 25-35 KB) would show as 20 MB here; a socket kept per probe, as 4,000 descriptors. Settled RSS moved by at
+ * most 6 MB from the start over 10,000 probes of each prober in four CI runs, so 20 MB leaves room for noise;
+ * the suite ran 10,000 a prober (50 MB) until CI's time budget asked for the same sensitivity in 40 % of the probes.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { once } from 'node:events';
@@ -10,11 +12,11 @@ import { stringify } from 'yaml';
 import { freePort, startExporter, type RunningExporter } from '../../loopback/reference-exporter';
 import { descriptorsOf, getText, residentMegabytes, sendProbes } from '../support/probe-load';
 
-const PROBES = 10_000;
+const PROBES = 4_000;
 const CONCURRENCY = 50;
-const RSS_ALLOWANCE_MB = 50;
+const RSS_ALLOWANCE_MB = 20;
 
-describe('10,000 failing probes of each prober', () => {
+describe('4,000 failing probes of each prober', () => {
   let exporter: RunningExporter;
   let resetting: Server;
   let stalling: Server;
@@ -90,11 +92,11 @@ describe('10,000 failing probes of each prober', () => {
     ['icmp', '127.0.0.1'],
   ];
 
-  it('keep resident memory within 50 MB and leave no descriptor behind', async () => {
+  it(`keep resident memory within ${RSS_ALLOWANCE_MB} MB and leave no descriptor behind`, async () => {
     const paths = cases().map(([module, target]) => `/probe?${new URLSearchParams({ module, target })}`);
     // A warm-up of every prober first: code compiled, lazily loaded modules in place, and V8's young
     // generation grown to what this load keeps (up to 3 x 16 MB semi-spaces, held as long as the load lasts).
-    await sendProbes(exporter.baseUrl, paths, 1000 * paths.length, CONCURRENCY);
+    await sendProbes(exporter.baseUrl, paths, 400 * paths.length, CONCURRENCY);
     await quiet();
     const startRss = residentMegabytes(exporter.pid);
     const startDescriptors = descriptorsOf(exporter.pid);
@@ -114,7 +116,7 @@ describe('10,000 failing probes of each prober', () => {
     }
     const endRss = residentMegabytes(exporter.pid);
     process.stdout.write(
-      `resources: start ${startRss.toFixed(0)} MB, ${startDescriptors} descriptors; after each 10,000: ${report.join('; ')}; end ${endRss.toFixed(0)} MB, ${descriptors} descriptors\n`,
+      `resources: start ${startRss.toFixed(0)} MB, ${startDescriptors} descriptors; after each ${PROBES.toLocaleString('en')}: ${report.join('; ')}; end ${endRss.toFixed(0)} MB, ${descriptors} descriptors\n`,
     );
     expect(highestRss - startRss).toBeLessThan(RSS_ALLOWANCE_MB);
     expect(endRss - startRss).toBeLessThan(RSS_ALLOWANCE_MB);
