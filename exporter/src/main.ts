@@ -14,6 +14,7 @@ import { EXPORTER_VERSION } from './version';
 import { PROBE_WORKER_ROLE } from './server/probe-pool-messages';
 import { PASSWORD_CHECK_ROLE } from './server/password-checks';
 import { BODY_CHECK_ROLE } from './probers/http/body-check-messages';
+import { TARGET_FILES_ROLE } from './server/target-files-messages';
 
 interface Flags {
   configFile: string;
@@ -39,6 +40,8 @@ interface Flags {
   webConfigFile?: string;
   /** Threads that run probes (./server/probe-pool.ts): a number, or `auto` for the CPUs the process may use. */
   probeWorkers: number | 'auto';
+  /** Ours: the folder of target files served at /sd/<job> (./server/target-files.ts). */
+  sdTargetsDir?: string;
 }
 
 /**
@@ -65,6 +68,8 @@ const USAGE = `usage: probekit-exporter [flags]
   --web.config.file=FILE       TLS, basic auth and headers, in the exporter-toolkit format (default: none)
   --probe.workers=N|auto       threads that run probes; auto: the CPUs the process may use, its CPU limit
                                included; 1 runs them in the main thread (default 1)
+  --sd.targets-dir=DIR         serve the target files of DIR at /sd/<job> for Prometheus' http_sd
+                               (probekit's; default: none)
   --version                    print the version and exit`;
 
 class UsageError extends Error {}
@@ -178,6 +183,9 @@ export function parseFlags(argv: readonly string[]): Flags {
         flags.probeWorkers = text === 'auto' ? 'auto' : Number(text);
         break;
       }
+      case 'sd.targets-dir':
+        flags.sdTargetsDir = value() || undefined;
+        break;
       case 'version':
         flags.version = true;
         break;
@@ -264,6 +272,7 @@ async function main(argv: readonly string[]): Promise<number> {
     webConfigFile: flags.webConfigFile,
     probeWorkers: flags.probeWorkers === 'auto' ? exporterCpus().usableCpus() : flags.probeWorkers,
     logSettings: { logLevel: flags.logLevel, logFormat: flags.logFormat, logProber: flags.logProber },
+    sdTargetsDir: flags.sdTargetsDir,
   });
   try {
     await exporter.reload();
@@ -316,6 +325,7 @@ if (!isMainThread) {
   if (role === PROBE_WORKER_ROLE) require('./server/probe-worker');
   else if (role === PASSWORD_CHECK_ROLE) require('./server/password-checks');
   else if (role === BODY_CHECK_ROLE) require('./probers/http/body-check-worker');
+  else if (role === TARGET_FILES_ROLE) require('./server/target-files-worker');
   else require('./config/load-worker');
   /* eslint-enable @typescript-eslint/no-require-imports */
 } else if (require.main === module) {

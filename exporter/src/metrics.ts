@@ -218,3 +218,9 @@ export const PROBE_WORKER_REPLACEMENTS = metric(
   "Probe worker threads replaced, by cause: deadline (it held a probe past the probe's deadline and the grace, and was terminated) or stopped (it ended by itself, such as out of memory)",
 );
 export const TARGETS_REFUSED = metric('probekit_exporter_targets_refused_total', 'Probe targets and redirect hops refused by allowed_targets, by module and reason');
+/** Ours: what `/sd/<job>` (--sd.targets-dir) serves, and how its requests were answered. */
+export const SD_TARGETS = metric('probekit_exporter_sd_targets', 'Targets /sd/<job> serves, by job, as the target files of --sd.targets-dir last loaded them');
+export const SD_REQUESTS = metric(
+  'probekit_exporter_sd_requests_total',
+  'Requests to /sd/<job>, by status code: 200 (the groups), 304 (unchanged since the If-None-Match ETag), 404 (no such job), 405',
+);

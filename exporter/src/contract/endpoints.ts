@@ -58,6 +58,8 @@ export interface ExporterArgsOptions {
   readonly listenAddress?: string;
   /** The web config: TLS, basic auth (`--web.config.file`). @default - none */
   readonly webConfigFile?: string;
+  /** The folder of target files served at `/sd/<job>` (`--sd.targets-dir`, ours). @default - none */
+  readonly sdTargetsDir?: string;
 }
 
 /**
@@ -66,5 +68,6 @@ export interface ExporterArgsOptions {
  */
 export function exporterArgs(options: ExporterArgsOptions): string[] {
   const webConfig = options.webConfigFile === undefined ? [] : [`--web.config.file=${options.webConfigFile}`];
-  return [`--config.file=${options.configFile}`, `--web.listen-address=${options.listenAddress ?? DEFAULT_LISTEN_ADDRESS}`, ...webConfig];
+  const targets = options.sdTargetsDir === undefined ? [] : [`--sd.targets-dir=${options.sdTargetsDir}`];
+  return [`--config.file=${options.configFile}`, `--web.listen-address=${options.listenAddress ?? DEFAULT_LISTEN_ADDRESS}`, ...webConfig, ...targets];
 }

@@ -9,6 +9,7 @@ import { isMainThread, workerData } from 'node:worker_threads';
 import { BODY_CHECK_ROLE } from '../probers/http/body-check-messages';
 
 export * from './endpoints';
+export * from './service-discovery';
 export * from './problems';
 export * from './targets';
 export * from './config';

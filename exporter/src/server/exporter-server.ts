@@ -1,6 +1,6 @@
 /**
- * The exporter's HTTP server: /probe, /metrics (its own), /-/healthy, /-/reload, /config, / and /logs.
- * It holds the loaded config; a reload that fails keeps serving the previous one. Loading happens off the
+ * The exporter's HTTP server: /probe, /metrics (its own), /-/healthy, /-/reload, /config, / and /logs, and with
+ * --sd.targets-dir /sd/<job> (ours). It holds the loaded config and target files; a reload that fails keeps serving the previous one. Loading happens off the
  * event loop (../config/load-worker.ts), so the server answers while a large file loads. On shutdown it
  * stops accepting and lets the requests in flight finish, for a bounded time.
  */
@@ -15,7 +15,10 @@ import { moduleRecord, type CompiledConfig } from '../config/module';
 import { readRegularFile } from '../config/regular-file';
 import { CONFIG_PATH, HEALTH_PATH, METRICS_PATH, PROBE_LOGS_PATH, PROBE_PATH, RELOAD_PATH, SCRAPE_TIMEOUT_HEADER } from '../contract/endpoints';
 import type { Logger, LogFormat, LogLevel } from '../log';
-import { BUILD_INFO, CONFIG_RELOAD_SUCCESS, CONFIG_RELOAD_SUCCESS_TIME, MODULE_UNKNOWN, PROBE_WORKER_REPLACEMENTS, TARGETS_REFUSED, type MetricDefinition } from '../metrics';
+import { BUILD_INFO, CONFIG_RELOAD_SUCCESS, CONFIG_RELOAD_SUCCESS_TIME, MODULE_UNKNOWN, PROBE_WORKER_REPLACEMENTS, SD_REQUESTS, SD_TARGETS, TARGETS_REFUSED, type MetricDefinition } from '../metrics';
+import { SD_PATH_PREFIX } from '../contract/service-discovery';
+import { describeTargets, loadTargetFiles, type LoadedTargets } from './target-files';
+import { serveTargetGroups } from './service-discovery';
 import { selfListener, type SelfListener } from '../probers/shared/target-guard';
 import { EXPORTER_VERSION } from '../version';
 import { containEscapedErrors } from './escaped-errors';
@@ -60,6 +63,8 @@ export interface ExporterOptions {
   readonly probeWorkers?: number;
   /** The log flags, which probe workers log with too. @default info, logfmt, info */
   readonly logSettings?: { readonly logLevel: LogLevel; readonly logFormat: LogFormat; readonly logProber: LogLevel };
+  /** `--sd.targets-dir`: the folder of target files served at /sd/<job>, read at every reload. @default - none: /sd/ answers 404 */
+  readonly sdTargetsDir?: string;
   /** How freed memory goes back to the kernel (./free-memory.ts). @default glibc's malloc_trim through the addon */
   readonly releaseFreeMemory?: () => boolean;
 }
@@ -100,6 +105,10 @@ export class Exporter {
   /** Probe workers: from the start with --probe.workers above 1, else from the first config slow to compile. */
   private pool?: ProbePool;
   private replacements?: Counter<'cause'>;
+  /** What /sd/<job> serves: the target files as the last successful reload read them. */
+  private targets?: LoadedTargets;
+  private readonly sdTargets: Gauge<'job'>;
+  private readonly sdRequests: Counter<'code'>;
 
   constructor(private readonly options: ExporterOptions) {
     this.history = new ProbeHistory(options.historyLimit);
@@ -111,6 +120,8 @@ export class Exporter {
     this.reloadSuccess = gauge(CONFIG_RELOAD_SUCCESS);
     this.reloadTime = gauge(CONFIG_RELOAD_SUCCESS_TIME);
     gauge(BUILD_INFO, ['version', 'runtime']).set({ version: EXPORTER_VERSION, runtime: process.version }, 1);
+    this.sdTargets = new Gauge({ name: SD_TARGETS.name, help: SD_TARGETS.help, labelNames: ['job'], registers: [this.metrics] });
+    this.sdRequests = new Counter({ name: SD_REQUESTS.name, help: SD_REQUESTS.help, labelNames: ['code'], registers: [this.metrics] });
     if ((options.probeWorkers ?? 1) > 1) this.pool = this.newPool(options.probeWorkers!);
   }
 
@@ -140,10 +151,13 @@ export class Exporter {
     try {
       const started = performance.now();
       const web = await this.loadWeb();
+      // The target files reload with the config, read (off this thread) only when they changed.
+      const targets = await this.loadTargets();
       const checksum = await fileChecksum(file);
       if (checksum !== undefined && checksum === this.loadedChecksum) {
         // The web config is read on every reload: only the config file's content may be unchanged.
         this.applyWeb(web);
+        this.applyTargets(targets);
         this.reloadSuccess.set(1);
         this.reloadTime.set(Date.now() / 1000);
         log.debug('Config file unchanged; nothing to reload', { file });
@@ -171,8 +185,9 @@ export class Exporter {
         throw error;
       }
       this.pool = pool;
-      // Both files or neither: a reload that fails leaves the exporter as it was.
+      // Every file or none: a reload that fails leaves the exporter as it was.
       this.applyWeb(web);
+      this.applyTargets(targets);
       this.config = loaded;
       serveInWorkers?.();
       this.loaded = true;
@@ -191,6 +206,22 @@ export class Exporter {
       // Loading, refused or not, allocated what compiling every module needed.
       this.freeMemory.afterSettling();
     }
+  }
+
+  /** The target files read again when they changed; undefined when unchanged or without --sd.targets-dir. */
+  private async loadTargets(): Promise<LoadedTargets | undefined> {
+    const dir = this.options.sdTargetsDir;
+    if (dir === undefined) return undefined;
+    const loaded = await loadTargetFiles(dir, this.targets?.checksum);
+    return loaded === 'unchanged' ? undefined : loaded;
+  }
+
+  private applyTargets(targets: LoadedTargets | undefined): void {
+    if (targets === undefined) return;
+    this.targets = targets;
+    this.sdTargets.reset();
+    for (const [job, served] of targets.jobs) this.sdTargets.set({ job }, served.targets);
+    this.options.log.info('Loaded target files', { dir: this.options.sdTargetsDir, ...describeTargets(targets) });
   }
 
   private applyWeb(web: WebConfig | undefined): void {
@@ -293,6 +324,11 @@ export class Exporter {
       case '/':
         return send(200, 'text/html; charset=utf-8', statusPage(EXPORTER_VERSION, this.history.list()));
       default:
+        if (path.startsWith(SD_PATH_PREFIX)) {
+          const code = await serveTargetGroups(path.slice(SD_PATH_PREFIX.length), request, response, this.targets);
+          this.sdRequests.inc({ code: String(code) });
+          return;
+        }
         return text(404, 'Not found\n');
     }
   }
