@@ -8,7 +8,7 @@
 import { Chart } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
 import { ProblemsError, type Problem } from '@probekit/exporter';
-import { agentChartOf, scrapesProbeObjects, type AgentChart, type AgentChartInput, type JobInput, type ScrapeJob } from '../model';
+import { agentChartOf, genericChartTemplateProblems, scrapesProbeObjects, type AgentChart, type AgentChartInput, type JobInput, type ScrapeJob } from '../model';
 import { checkDuplicateJobNames } from '../model/validate';
 import { agentValuesText, renderAgentChartValues, type AgentChartValues } from '../render/agent-charts';
 import { agentScrapeAccess, exporterHost } from '../render/exporter-web-config';
@@ -60,6 +60,10 @@ export class AgentValues extends Construct {
     if (scrapesProbeObjects(this.chart)) {
       const message = "k8s-monitoring's values carry no scrape jobs, its Alloy scrapes Probe objects: give the job to Probes (new Probes(scope, id, { exporter, jobs }))";
       throw new ProblemsError([{ path: ['jobs'], message }], this.node.path);
+    }
+    if (this.chart.chart === 'generic') {
+      const problems = genericChartTemplateProblems(job, ['jobs', this.jobs.count]);
+      if (problems.length > 0) throw new ProblemsError(problems, this.node.path);
     }
     return this.jobs.add(job);
   }

@@ -30,6 +30,11 @@ export class ExporterJobs {
     });
   }
 
+  /** How many jobs it holds: the index the next one gets. */
+  get count(): number {
+    return this.jobs.length;
+  }
+
   /** Reads, checks and keeps one more job; throws a ProblemsError naming `jobs[<index>]` when it has problems. */
   add(input: JobInput): Job {
     const index = this.jobs.length;

@@ -83,6 +83,36 @@ const WHERE_JOBS_GO: Readonly<Record<Exclude<AgentChartName, 'generic'>, string>
 
 const GENERIC_ONLY = ['chartKey', 'exporterKey', 'enableExporter'] as const;
 
+/**
+ * A top-level key of a chart's values as charts name their sections (`agent`, `blackbox-exporter`,
+ * `prometheus-blackbox-exporter`): the key is written into the values and named in their header, so a line
+ * break, a `:` or a `#` in it would write other values than the user's.
+ */
+const VALUES_KEY = /^[A-Za-z0-9_-]{1,253}$/;
+
+/**
+ * Texts of a job that the generic chart's values carry into the scrape jobs (its targets, its labels, any text of
+ * the job) holding `{{`: a chart that passes extraScrapeConfigs through Helm's `tpl` runs it as a Go template
+ * action, one that does not writes it as it is, and the generic chart is no chart probekit knows, so no one
+ * spelling means the text in both. Job and module names hold no braces already; a `{{` anywhere else is refused
+ * for this chart, naming the charts whose values probekit writes for their `tpl`.
+ */
+export function genericChartTemplateProblems(job: object, path: FieldPath): Problem[] {
+  const problems: Problem[] = [];
+  const visit = (value: unknown, at: FieldPath): void => {
+    if (typeof value === 'string' && value.includes('{{')) {
+      problems.push({
+        path: at,
+        message: `holds "{{", which the generic agent chart may run as a Go template (a chart that passes extraScrapeConfigs through Helm's tpl) or write as it is; remove it, or set agent.chart to the chart that runs the agent (prometheus, victoria-metrics-agent and alloy are written for their tpl)`,
+      });
+    } else if (Array.isArray(value)) value.forEach((each, index) => visit(each, [...at, index]));
+    else if (typeof value === 'object' && value !== null) for (const [key, each] of Object.entries(value)) visit(each, [...at, key]);
+  };
+  // The job's name and module have rules of their own, which refuse braces.
+  for (const [key, value] of Object.entries(job)) if (key !== 'name' && key !== 'module') visit(value, [...path, key]);
+  return problems;
+}
+
 /** The chart with its defaults filled in, or undefined when `problems` got what is wrong (at `path`). */
 export function agentChartOf(input: AgentChartInput, path: FieldPath, problems: Problem[]): AgentChart | undefined {
   const chart = input.chart ?? DEFAULTS.agent.chart;
@@ -102,6 +132,15 @@ export function agentChartOf(input: AgentChartInput, path: FieldPath, problems: 
   if (chart === 'alloy') found.push(...remoteWriteProblems(input.remoteWrite, at('remoteWrite')));
   const chartKey = input.chartKey ?? DEFAULTS.agent.chartKey;
   const exporterKey = input.exporterKey ?? DEFAULTS.agent.exporterKey;
+  for (const field of ['chartKey', 'exporterKey'] as const) {
+    const key = input[field];
+    if (key !== undefined && !VALUES_KEY.test(key)) {
+      found.push({
+        path: at(field),
+        message: `${JSON.stringify(key)} is not a key of a chart's values; write it as the chart's values name the section: letters, digits, - and _, as in ${DEFAULTS.agent[field]}`,
+      });
+    }
+  }
   if (chart === 'generic' && chartKey === exporterKey) {
     found.push({
       path: at(input.exporterKey === undefined ? 'chartKey' : 'exporterKey'),

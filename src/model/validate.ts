@@ -23,7 +23,7 @@ import {
   type ProberName,
 } from '@probekit/exporter';
 import { http2xx, http2xxWithHeader, httpPost2xx, PRESET_NAMES, type PresetModule, type PresetName } from './presets';
-import { agentChartOf, scrapesProbeObjects } from './agent-chart';
+import { agentChartOf, genericChartTemplateProblems, scrapesProbeObjects } from './agent-chart';
 import { withDurationSuggestions, withRequiredHints } from './problems';
 import { readEnvSecret, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
 import { moduleSecrets, moduleWithSecretFiles, secretCandidateFields, secretFieldProblems, withoutSecrets } from './secret-fields';
@@ -134,6 +134,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
   const probeObjects = (operator !== undefined && (operator.probes ?? DEFAULTS.operator.probes)) || (agentChart !== undefined && scrapesProbeObjects(agentChart));
   if (probeObjects) problems.push(...checkProbeObjectNames(jobs));
   if (agentChart && scrapesProbeObjects(agentChart)) problems.push(...probeObjectChartProblems(agent?.scrapeJobs, operator?.probes));
+  if (agentChart?.chart === 'generic' && agent?.scrapeJobs !== false) jobs.forEach(([index, job]) => problems.push(...genericChartTemplateProblems(job, ['jobs', index])));
   if (agent?.scrapeJobs === false && !probeObjects) {
     problems.push({
       path: ['agent', 'scrapeJobs'],

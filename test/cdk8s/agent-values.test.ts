@@ -123,6 +123,15 @@ describe('AgentValues refuses, in the words a spec file gets', () => {
     expect(jobNames(genericJobs(agent))).toEqual(['probekit-exporter']);
   });
 
+  it('with the generic chart, a job text holding {{, as the spec does; a chart written for its tpl takes it', () => {
+    const templated = { ...job, targets: ['https://example.com/?q={{ .Release.Name }}'], labels: { team: 'a{{b' } } satisfies JobInput;
+    const agent = agentValues();
+    expect(problemsOf(() => agent.addScrapeJob(templated))).toEqual(specProblems([templated]));
+    expect(problemsOf(() => agent.addScrapeJob(templated)).map((problem) => problem.split(':')[0])).toEqual(['jobs[0].targets[0]', 'jobs[0].labels.team']);
+    expect(() => agentValues({ jobs: [templated] })).toThrow(/^probes\/agent: jobs\[0\]\.targets\[0\]: holds "\{\{"/);
+    expect(agentValues({ chart: 'prometheus', jobs: [templated] }).values.extraScrapeConfigs).toContain('{{ `{` }}{ .Release.Name }}');
+  });
+
   it('a target that fits no prober, with the message of the prober', () => {
     expect(problemsOf(() => agentValues().addScrapeJob({ ...job, targets: ['not a target at all'] }))).toEqual([expect.stringMatching(/^jobs\[0\]\.targets\[0\]: "not a target at all" /)]);
   });

@@ -2,7 +2,13 @@
  * agent.chart in a spec: each chart's settings and defaults, and the refusals of settings a chart does not have,
  * in the words AgentValues' props get too (test/cdk8s/agent-values.test.ts).
  */
+import fc from 'fast-check';
+import { parse, stringify } from 'yaml';
 import { parseSpec, type AgentInput, type SpecInput } from '../../src/model';
+import { renderExporterScrapeJob, renderScrapeJobs } from '../../src/render';
+import { agentValuesText, renderAgentChartValues } from '../../src/render/agent-charts';
+import { renderedByTpl } from '../support/helm';
+import { hostileText } from '../support/hostile-text';
 import { problemsOf } from '../support/problems';
 
 const withAgent = (agent: AgentInput, more: Partial<SpecInput> = {}): SpecInput => ({
@@ -88,6 +94,61 @@ describe('agent.chart', () => {
     expect(problemsOf(() => parseSpec(withAgent({ chart: 'k8s-monitoring', scrapeJobs: true }, { operator: { probes: false } })))).toEqual([
       "agent.scrapeJobs: is true, but k8s-monitoring's values carry no scrape jobs: its Alloy scrapes the Probe objects; remove scrapeJobs",
       'operator.probes: is false, but agent.chart k8s-monitoring scrapes the Probe objects, so nothing would probe the targets; remove probes: false, or choose another agent.chart',
+    ]);
+  });
+
+  /** Hostile text, and text with one of the fragments that end a YAML comment or key. */
+  const anyText = fc.oneof(hostileText(), fc.string({ unit: 'binary', maxLength: 20 }), hostileText(['\r', '\u2028', '\u0085', '\r\n', '{{', ':', '#']));
+
+  it('with the generic chart, refuses every job text holding {{ at its field, and writes every other text as itself (property)', () => {
+    fc.assert(
+      fc.property(anyText, anyText, (labelValue, query) => {
+        const target = `https://example.com/?q=${encodeURIComponent(query).replace(/%7B/g, '{').replace(/%7D/g, '}')}`;
+        const input = withAgent({}, { jobs: [{ module: 'http_2xx', targets: [target], labels: { team: labelValue } }] });
+        const templated = [target, labelValue].map((text) => text.includes('{{'));
+        if (templated.some(Boolean)) {
+          const problems = problemsOf(() => parseSpec(input));
+          const expected = [templated[0] && 'jobs[0].targets[0]', templated[1] && 'jobs[0].labels.team'].filter(Boolean);
+          expect(problems.map((problem) => problem.split(':')[0])).toEqual(expected);
+          for (const problem of problems) expect(problem).toMatch(/holds "\{\{", which the generic agent chart may run as a Go template .* set agent\.chart to the chart that runs the agent/);
+          // The charts probekit writes for their tpl take the same texts.
+          expect(parseSpec({ ...input, agent: { chart: 'prometheus' } }).jobs[0].labels.team).toBe(labelValue);
+          return;
+        }
+        const spec = parseSpec(input);
+        const rendered = renderAgentChartValues({
+          agent: spec.agent as Extract<typeof spec.agent, { chart: 'generic' }>,
+          scrapeConfigs: [...renderScrapeJobs(spec, 'bb:9115'), renderExporterScrapeJob('bb:9115')],
+          access: {},
+          exporterNamespace: 'probes',
+          file: 'probes.agent-values.yaml',
+        });
+        const values = parse(agentValuesText(rendered)) as { agent: { extraScrapeConfigs: Array<{ static_configs: Array<{ targets: string[]; labels: Record<string, string> }> }> } };
+        expect(Object.keys(values)).toEqual(['agent', 'blackbox-exporter']);
+        expect(values.agent.extraScrapeConfigs[0].static_configs[0]).toMatchObject({ targets: [target], labels: { team: labelValue } });
+        // A chart that passes the jobs through tpl reads the same texts: no action in them.
+        const jobsText = stringify(values.agent.extraScrapeConfigs);
+        expect(renderedByTpl(jobsText)).toBe(jobsText);
+      }),
+    );
+  });
+
+  it("refuses a chartKey or exporterKey that is not a plain key, and writes a plain one as the values' only sections (property)", () => {
+    fc.assert(
+      fc.property(anyText, (key) => {
+        const input = withAgent({ chartKey: key });
+        if (!/^[A-Za-z0-9_-]+$/.test(key) || key === 'blackbox-exporter') {
+          expect(problemsOf(() => parseSpec(input))[0]).toMatch(/^agent\.chartKey: /);
+          return;
+        }
+        const spec = parseSpec(input);
+        const rendered = renderAgentChartValues({ agent: spec.agent as Extract<typeof spec.agent, { chart: 'generic' }>, scrapeConfigs: [], access: {}, exporterNamespace: 'probes', file: 'f.yaml' });
+        expect(Object.keys(parse(agentValuesText(rendered)) as object)).toEqual([key, 'blackbox-exporter']);
+      }),
+    );
+    expect(problemsOf(() => parseSpec(withAgent({ chartKey: 'agent\nblackbox-exporter:\n  enabled: true', exporterKey: 'a.b' })))).toEqual([
+      'agent.chartKey: "agent\\nblackbox-exporter:\\n  enabled: true" is not a key of a chart\'s values; write it as the chart\'s values name the section: letters, digits, - and _, as in agent',
+      'agent.exporterKey: "a.b" is not a key of a chart\'s values; write it as the chart\'s values name the section: letters, digits, - and _, as in blackbox-exporter',
     ]);
   });
 });

@@ -12,9 +12,16 @@ export interface AgentChartValues<Values extends object = Record<string, unknown
   readonly notes: readonly string[];
 }
 
-/** The values file: the notes as a comment, then the values. */
+/**
+ * The values file: the notes as a comment, then the values. Each line of a note is a comment of its own: a note
+ * quotes the user's names (a key, a namespace), and a line break that YAML reads as one (CR, LF, NEL, LS, PS) would
+ * otherwise end the comment and start values of the user's choosing.
+ */
 export function agentValuesText(chartValues: AgentChartValues<object>): string {
-  const header = chartValues.notes.map((note) => `# ${note}\n`).join('');
+  const header = chartValues.notes
+    .flatMap((note) => note.split(/\r\n|[\r\n\u0085\u2028\u2029]/))
+    .map((line) => `# ${line}\n`)
+    .join('');
   return header + stringify(chartValues.values, { lineWidth: 0 });
 }
 

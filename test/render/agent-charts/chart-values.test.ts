@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { parse, stringify } from 'yaml';
 import type { ScrapeConfig } from '../../../src/render';
 import { alloyChartValues, renderAlloyConfig } from '../../../src/render/agent-charts/alloy';
+import { agentValuesText } from '../../../src/render/agent-charts/chart-values';
 import { prometheusChartValues } from '../../../src/render/agent-charts/prometheus';
 import { victoriaMetricsAgentChartValues } from '../../../src/render/agent-charts/victoria-metrics-agent';
 import { scrapeConfigs } from '../../fixtures/agent-charts';
@@ -41,5 +42,17 @@ describe('values a chart passes through tpl', () => {
     const remoteWrite = { name: 'probekit', url: 'https://mimir.example.com/api/v1/push' };
     const { values } = alloyChartValues(hostileJobs, remoteWrite, {}, 'observability', FILE);
     expect(renderedByTpl(values.alloy.configMap.content)).toBe(renderAlloyConfig(hostileJobs, remoteWrite));
+  });
+});
+
+describe('the values file', () => {
+  it('comments out every line of a note, whatever line break YAML would read in it, so a name quoted in a note writes no values', () => {
+    fc.assert(
+      fc.property(hostileText(['\n', '\r', '\r\n', '\u0085', '\u2028', '\u2029', 'enabled: true', '#', ': ']), (name) => {
+        const text = agentValuesText({ values: { agent: { extraScrapeConfigs: [] } }, notes: [`Values for the agent chart: the scrape jobs under ${name}.extraScrapeConfigs`] });
+        expect(parse(text)).toEqual({ agent: { extraScrapeConfigs: [] } });
+        expect(text.split('\n').filter((line) => !line.startsWith('# '))).toEqual(['agent:', '  extraScrapeConfigs: []', '']);
+      }),
+    );
   });
 });
