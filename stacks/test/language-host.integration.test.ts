@@ -4,6 +4,8 @@
  * from the provider code the program serialized. The CLI cannot run here; this loads the program the same
  * way in a child process, with the example stack's configuration, under Pulumi's mocks, and runs the
  * serialized provider against the Elasticsearch contract server.
+ *
+ * @ci-seconds 35
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

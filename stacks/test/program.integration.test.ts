@@ -3,6 +3,8 @@
  * Kubernetes API server cannot run here, so the tests assert on what the program registers with the engine —
  * every resource, its inputs, its provider and its parent — and compare the objects with what `cdk8s synth`
  * writes for the same spec.
+ *
+ * @ci-seconds 50
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -2,6 +2,8 @@
  * The default app as users run it: `npm run synth` (probekit synth from the sources), `cdk8s synth` (cdk8s.yaml's
  * app, a thin call of probekit synth) and the app itself, with the documented example and with spec files, from the
  * caller's directory. What probekit synth writes is tested with the command (test/cli/synth.integration.test.ts).
+ *
+ * @ci-seconds 25
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';

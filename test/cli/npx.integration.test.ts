@@ -3,6 +3,8 @@
  * package (`probekit: file:..`), so npm links the root package into node_modules and its bin into
  * node_modules/.bin, where npx finds it without asking the registry. `--no` makes npx fail rather than download a
  * package of that name, so a missing link fails here instead of fetching someone else's `probekit`.
+ *
+ * @ci-seconds 20
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';

@@ -11,6 +11,8 @@
  *
  * Not done as `cdk8s init` does: `cdk8s import` (it downloads Kubernetes' schema; the app uses no imported type) and
  * the snapshot test it runs with -u.
+ *
+ * @ci-seconds 120
  */
 import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

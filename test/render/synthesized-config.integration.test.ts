@@ -5,6 +5,8 @@
  * cluster form (the ConfigMap of a cdk8s synth) and the host form (the config file of the host files), and
  * the exporter's own `--config.check` (the bundle, built from source) must accept both, with no secret
  * value in either.
+ *
+ * @ci-seconds 30
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

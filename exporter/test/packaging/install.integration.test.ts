@@ -9,6 +9,8 @@
  * leaves the agent file while the hand-written one stays, a broken agent file is refused untouched, and uninstall
  * leaves the root as it was, backups aside. What cannot run here: systemd itself (the unit's sandboxing, the
  * restarts and statuses), which is not PID 1 on this machine; the unit is checked by systemd-analyze instead.
+ *
+ * @ci-seconds 120
  */
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';

@@ -6,6 +6,8 @@
  * probe_success 1 for an icmp and an http probe of 127.0.0.1. Under emulation both ICMP paths work: qemu-user
  * passes the socket calls of a raw socket (root, CAP_NET_RAW) and of a ping socket (net.ipv4.ping_group_range)
  * through to this kernel, so both are tested.
+ *
+ * @ci-seconds 45
  */
 import { chmodSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

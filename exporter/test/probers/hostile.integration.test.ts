@@ -5,6 +5,8 @@
  * probe_success as the reference does, answer within the module's deadline, and keep answering /-/healthy
  * within a second all along; the process must outlive all of it. icmp has no hostile case here: an echo
  * reply comes from the kernel, which no loopback server can make misbehave without a network namespace.
+ *
+ * @ci-seconds 25
  */
 import * as dnsPacket from 'dns-packet';
 import { stringify } from 'yaml';

@@ -1,4 +1,8 @@
-/** The exporter's endpoints in-process, and its command line as a real process. */
+/**
+ * The exporter's endpoints in-process, and its command line as a real process.
+ *
+ * @ci-seconds 25
+ */
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,8 @@
 /**
  * The exporter's life: reloads that leave the server answering and keep the old config when refused, a
  * start without a usable config that says why, and a shutdown that lets the probes in flight finish.
+ *
+ * @ci-seconds 55
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';

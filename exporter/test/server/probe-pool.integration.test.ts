@@ -3,6 +3,8 @@
  * of probes run in the main thread; a reload reaches every worker before it takes effect and a bad one keeps the
  * old config everywhere; a worker that stops fails its probes at once and is replaced. The workers run our
  * sources through tsx, as the config-loading thread does under test.
+ *
+ * @ci-seconds 25
  */
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -5,6 +5,8 @@
  * 25-35 KB) would show as 20 MB here; a socket kept per probe, as 4,000 descriptors. Settled RSS moved by at
  * most 6 MB from the start over 10,000 probes of each prober in four CI runs, so 20 MB leaves room for noise;
  * the suite ran 10,000 a prober (50 MB) until CI's time budget asked for the same sensitivity in 40 % of the probes.
+ *
+ * @ci-seconds 75
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { once } from 'node:events';

@@ -1,6 +1,8 @@
 /**
  * Probes that fail must leave nothing behind: 10,000 probes of a server that resets every connection, and
  * probes cut by their deadline, end with the process's open descriptors and active handles where they began.
+ *
+ * @ci-seconds 20
  */
 import { once } from 'node:events';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
