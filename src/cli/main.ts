@@ -9,6 +9,7 @@ import { closestName, ProblemsError } from '../model';
 import { hostCommand } from './host';
 import { CommandFailure, HelpRequest, processIo, UsageError, type CliIo, type Command } from './command';
 import { delegatedCommand } from './delegated';
+import { reportCommand } from './report';
 import { synthCommand } from './synth';
 import { testCommand } from './preflight';
 
@@ -18,6 +19,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   synth: synthCommand,
   test: testCommand,
   host: hostCommand,
+  report: reportCommand,
   'search-engine': delegatedCommand('search-engine', 'create the API key for the assistant, and check the integration settings', ASSISTANT_PACKAGE),
   assistant: delegatedCommand('assistant', "serve the assistant's search-engine skills over MCP, or run one", ASSISTANT_PACKAGE),
 };

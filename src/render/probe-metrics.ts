@@ -18,6 +18,7 @@ export const PROBE_METRICS = {
   dnsAnswerRecords: 'probe_dns_answer_rrs',
   grpcHealthResponse: 'probe_grpc_healthcheck_response',
   icmpPhaseDuration: 'probe_icmp_duration_seconds',
+  grpcPhaseDuration: 'probe_grpc_duration_seconds',
 } as const;
 
 /** The exporter's own metric: 1 when the last config (re)load succeeded, 0 when it failed and the previous config stays. */
