@@ -105,9 +105,9 @@ it('--version prints the package version', async () => {
 
 describe('mistakes: exit 2, one line naming what was meant', () => {
   it.each([
-    [['serch-engine'], 'error: unknown command "serch-engine"; did you mean "search-engine"? the commands are synth, test, host, search-engine, assistant (probekit --help)'],
-    [['deploy'], 'error: unknown command "deploy"; the commands are synth, test, host, search-engine, assistant (probekit --help)'],
-    [['help', 'hots'], 'error: unknown command "hots"; did you mean "host"? the commands are synth, test, host, search-engine, assistant (probekit --help)'],
+    [['serch-engine'], 'error: unknown command "serch-engine"; did you mean "search-engine"? the commands are synth, test, host, report, search-engine, assistant (probekit --help)'],
+    [['deploy'], 'error: unknown command "deploy"; the commands are synth, test, host, report, search-engine, assistant (probekit --help)'],
+    [['help', 'hots'], 'error: unknown command "hots"; did you mean "host"? the commands are synth, test, host, report, search-engine, assistant (probekit --help)'],
     [['host', 'rendr'], 'error: unknown host command "rendr"; did you mean "render"? the commands are render, remove-jobs (probekit host --help)'],
     [['assistant', 'lst'], 'error: unknown assistant command "lst"; did you mean "list"? the commands are serve, run, list (probekit assistant --help)'],
     [['search-engine', 'create-key', '--password', 'x'], 'error: --password: unknown flag; did you mean --password-env or --password-file?'],
