@@ -101,9 +101,11 @@ describe('a config file that is not a file', () => {
         rmSync(configFile, { recursive: true, force: true });
         make(configFile);
         started.child.kill('SIGHUP');
-        // The exporter's own report: its log line for the refused reload, one per case.
-        await waitFor(async () => started.stderr().split('Error reloading config; the previous config stays in use').length > index + 1, `the refusal of ${what}`);
-        expect(started.stderr()).toMatch(new RegExp(`problem=".*exporter\\.yml: cannot read the config file: ${reason.source}`));
+        // The exporter's own report: its log line for the refused reload, one per case, then (a line of its own,
+        // written after it) the problem.
+        const problem = new RegExp(`problem=".*exporter\\.yml: cannot read the config file: ${reason.source}`);
+        await waitFor(async () => problem.test(started.stderr()), `the refusal of ${what}`);
+        expect(started.stderr().split('Error reloading config; the previous config stays in use')).toHaveLength(index + 2);
         const metrics = parseMetrics(await (await fetch(`${base}/metrics`)).text());
         expect(metricValue(metrics, 'blackbox_exporter_config_last_reload_successful')).toBe(0);
         // /dev/zero used to be read until the memory ran out; the refusal reads nothing.
