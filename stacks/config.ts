@@ -252,7 +252,7 @@ export function applyOverrides(input: SpecInput, overrides: ClusterOverrides = {
     ...(overrides.replicas === undefined ? {} : { exporter: { ...input.exporter, replicas: overrides.replicas } }),
     jobs: input.jobs.map((job) => {
       const extra = overrides.extraTargets?.[job.name ?? DEFAULTS.job.name];
-      return extra === undefined ? job : { ...job, targets: [...job.targets, ...extra] };
+      return extra === undefined ? job : { ...job, targets: [...(job.targets ?? []), ...extra] };
     }),
   };
 }

@@ -12,7 +12,7 @@ import { agentChartOf, genericChartTemplateProblems, scrapesProbeObjects, type A
 import { checkDuplicateJobNames } from '../model/validate';
 import { agentValuesText, renderAgentChartValues, type AgentChartValues } from '../render/agent-charts';
 import { agentScrapeAccess, exporterHost } from '../render/exporter-web-config';
-import { renderExporterScrapeJob, renderScrapeJob, type ScrapeConfig } from '../render/scrape-job';
+import { renderExporterScrapeJob, renderJobScrapeConfigs, type ScrapeConfig } from '../render/scrape-job';
 import type { BlackboxExporter } from './blackbox-exporter';
 import { ExporterJobs } from './exporter-jobs';
 
@@ -74,7 +74,7 @@ export class AgentValues extends Construct {
     const access = { tls: exporter.tls, basicAuth: exporter.basicAuth };
     const withAccess = (config: ScrapeConfig): ScrapeConfig => ({ ...config, ...agentScrapeAccess(access, exporterHost(exporter.address)) });
     const exporterJob = this.props.scrapeExporter === false || scrapesProbeObjects(this.chart) ? [] : [renderExporterScrapeJob(exporter.address)];
-    const scrapeConfigs = [...this.jobs.all.map((job) => renderScrapeJob(job, exporter.address)), ...exporterJob].map(withAccess);
+    const scrapeConfigs = [...this.jobs.all.flatMap((job) => renderJobScrapeConfigs(job, exporter.modules, exporter.address)), ...exporterJob].map(withAccess);
     return renderAgentChartValues({ agent: this.chart, scrapeConfigs, access, exporterNamespace: exporter.namespace, file: this.fileName });
   }
 

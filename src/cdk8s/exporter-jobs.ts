@@ -2,12 +2,14 @@
  * The jobs a construct holds for one exporter (AgentValues' scrape jobs, Probes' Probe objects), read as the spec
  * reads a job: the same parser, defaults and problems. A job is checked when it is added, against the modules the
  * exporter has then; a module the exporter lacks may still be added (`addModule` after the job), so that job is
- * checked again at synth, and every problem is thrown as a ProblemsError named after the construct's path.
+ * checked again at synth, and every problem is thrown as a ProblemsError named after the construct's path. A target's
+ * own module fields make a module (merged onto the job's, see ../model/targets.ts), which is added to the exporter.
  */
 import { ProblemsError, type FieldPath, type Problem } from '@probekit/exporter';
 import type { Construct } from 'constructs';
 import { DEFAULTS, type Job, type JobInput, type ScrapeJob } from '../model';
 import { withDurationSuggestions } from '../model/problems';
+import { TargetModules } from '../model/targets';
 import { checkJob, parseJob } from '../model/validate';
 import type { BlackboxExporter } from './blackbox-exporter';
 
@@ -40,7 +42,12 @@ export class ExporterJobs {
     const index = this.jobs.length;
     const path: FieldPath = ['jobs', index];
     const problems: Problem[] = [];
-    const job = parseJob(input, path, DEFAULTS.alerts.thresholds, problems);
+    const targetModules = new TargetModules(this.exporter.modules);
+    const job = parseJob(input, path, DEFAULTS.alerts.thresholds, problems, this.exporter.modules, targetModules);
+    if (job !== undefined && problems.length === 0) {
+      // The modules the targets' own fields make go to the exporter, which writes them into its config file.
+      for (const [name, module] of Object.entries(targetModules.generated)) this.exporter.addModule(name, module);
+    }
     if (job !== undefined) {
       // A module the exporter lacks yet counts as defined here; synth reports it if it is still missing then.
       problems.push(...checkJob(job, path, this.exporter.modules, new Set([...Object.keys(this.exporter.modules), job.module])));

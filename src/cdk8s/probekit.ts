@@ -3,13 +3,14 @@
  * the alert rules, the Prometheus Operator's objects when the spec asks for them, and the search-engine Secret.
  * Each part is usable alone; this composes them the way the spec says.
  */
-import { App, Chart, type AppProps } from 'cdk8s';
+import { ApiObject, App, Chart, type AppProps } from 'cdk8s';
 import { Construct } from 'constructs';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { join } from 'node:path';
 import { ProblemsError, type Problem } from '@probekit/exporter';
 import { scrapesProbeObjects, type Environment, type Spec } from '../model';
+import { renderDiscoveryRbac } from '../render/discovery';
 import { AgentValues } from './agent-values';
 import { BlackboxExporter } from './blackbox-exporter';
 import { EndpointsDashboard } from './endpoints-dashboard';
@@ -50,6 +51,8 @@ export class Probekit extends Construct {
   readonly dashboard?: EndpointsDashboard;
   readonly alerts?: ProbeAlerts;
   readonly probes?: Probes;
+  /** The Roles (or ClusterRole) and bindings the agent's discovery jobs need; none when no job discovers. */
+  readonly discoveryAccess: readonly ApiObject[];
 
   constructor(scope: Construct, id: string, props: ProbekitProps) {
     super(scope, id);
@@ -63,6 +66,9 @@ export class Probekit extends Construct {
       jobs: spec.agent.scrapeJobs ? spec.jobs : [],
       scrapeExporter: spec.agent.scrapeJobs,
     });
+    const discovering = spec.agent.scrapeJobs ? spec.jobs.filter((job) => job.discover !== undefined) : [];
+    // What the agent needs to list the objects its discovery jobs find (docs/targets.md#rbac).
+    this.discoveryAccess = renderDiscoveryRbac(discovering, spec.agent.serviceAccount).map((object) => new ApiObject(this, `${object.kind}-${object.metadata.namespace ?? 'cluster'}`, object));
     if (spec.dashboard.enabled) {
       this.dashboard = new EndpointsDashboard(this, 'dashboard', {
         ...spec.dashboard,

@@ -9,7 +9,7 @@ import { Construct } from 'constructs';
 import type { JobInput } from '../model';
 import { checkProbeObjectNames } from '../model/validate';
 import { exporterHost, operatorScrapeAccess } from '../render/exporter-web-config';
-import { renderExporterServiceMonitor, renderProbe, type OperatorTarget } from '../render/operator-objects';
+import { renderExporterServiceMonitor, renderProbes, type OperatorTarget } from '../render/operator-objects';
 import type { BlackboxExporter } from './blackbox-exporter';
 import { ExporterJobs } from './exporter-jobs';
 
@@ -43,14 +43,16 @@ export class Probes extends Construct {
   }
 
   /**
-   * A Probe for one more job, written and checked as a spec's job (see AgentValues.addScrapeJob); its object name is
-   * the job's name made fit for Kubernetes, which no other job of these Probes may make.
+   * The Probes of one more job (one per module and label set of its targets), written and checked as a spec's job
+   * (see AgentValues.addScrapeJob); their object names are the job's name made fit for Kubernetes (numbered from -2
+   * after the first), which no other job of these Probes may make.
    */
-  addJob(input: JobInput): ApiObject {
+  addJob(input: JobInput): ApiObject[] {
     const job = this.jobs.add(input);
-    const probe = renderProbe(job, this.exporter.address, this.target);
-    const prober = this.exporter.tls ? { ...probe.spec.prober, scheme: 'https' } : probe.spec.prober;
-    return new ApiObject(this, `probe-${probe.metadata.name}`, { ...probe, spec: { ...probe.spec, prober, ...this.access() } });
+    return renderProbes(job, this.exporter.modules[job.module]!, this.exporter.address, this.target).map((probe) => {
+      const prober = this.exporter.tls ? { ...probe.spec.prober, scheme: 'https' } : probe.spec.prober;
+      return new ApiObject(this, `probe-${probe.metadata.name}`, { ...probe, spec: { ...probe.spec, prober, ...this.access() } });
+    });
   }
 
   /** tlsConfig and basicAuth for scraping the exporter, as far as it asks for them. */

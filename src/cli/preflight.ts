@@ -1,6 +1,6 @@
 /**
  * `probekit test` (named preflight here: the published package holds no file named like a test): every target of the spec's jobs (or of those named) probed from this machine, in this
- * process, through the exporter's own probers with the job's module, before anything is deployed. Progress goes
+ * process, through the exporter's own probers with the target's module (the job's, or its own), before anything is deployed. Progress goes
  * to stderr, the report (table, JSON or JUnit) to stdout. Exit status: 0 every probe succeeded, 1 one failed,
  * 2 a bad spec or command line, 130 stopped by Ctrl-C (the targets done are reported, the rest marked not run).
  */
@@ -36,6 +36,8 @@ export const INTERRUPTED_EXIT_CODE = 130;
 interface PlannedProbe {
   readonly job: Job;
   readonly target: string;
+  /** The target's module's name (the job's, or its own) and the module itself. */
+  readonly moduleName: string;
   readonly module: ModuleInput;
   readonly prober: ProberName;
   readonly scrapeTimeoutSeconds: number;
@@ -68,29 +70,26 @@ function chosenJobs(spec: Spec, names: readonly string[]): Job[] {
 /** Every probe to run: each target of the chosen jobs (only those named by --target, each of which must be there). */
 function plan(spec: Spec, jobs: readonly Job[], targets: readonly string[], timeoutSeconds: number | undefined, env: CliIo['env']): PlannedProbe[] {
   const wanted = new Set(targets);
-  const known = new Set(jobs.flatMap((job) => job.targets));
+  const known = new Set(jobs.flatMap((job) => job.targets.map(({ target }) => target)));
   const missing = targets.filter((target) => !known.has(target));
   if (missing.length > 0) throw new UsageError(`--target ${missing[0]}: not a target of ${jobs.length === spec.jobs.length ? 'any job' : 'the jobs chosen'}; give a target as the spec writes it`);
+  const chosen = jobs.flatMap((job) => job.targets.filter(({ target }) => wanted.size === 0 || wanted.has(target)).map((target) => ({ job, target })));
   const modules = new Map<string, ModuleInput>();
   const problems: Problem[] = [];
-  for (const job of jobs) {
-    if (modules.has(job.module)) continue;
+  for (const { target } of chosen) {
+    if (modules.has(target.module)) continue;
     try {
-      modules.set(job.module, moduleWithSecretValues(job.module, spec.modules[job.module]!, env));
+      modules.set(target.module, moduleWithSecretValues(target.module, spec.modules[target.module]!, env));
     } catch (error) {
       if (!(error instanceof ProblemsError)) throw error;
       problems.push(...error.problems);
     }
   }
   if (problems.length > 0) throw new ProblemsError(problems);
-  return jobs.flatMap((job) =>
-    job.targets
-      .filter((target) => wanted.size === 0 || wanted.has(target))
-      .map((target) => {
-        const module = modules.get(job.module)!;
-        return { job, target, module, prober: module.prober as ProberName, scrapeTimeoutSeconds: timeoutSeconds ?? parseDuration(job.scrapeTimeout)! / 1000 };
-      }),
-  );
+  return chosen.map(({ job, target }) => {
+    const module = modules.get(target.module)!;
+    return { job, target: target.target, moduleName: target.module, module, prober: module.prober as ProberName, scrapeTimeoutSeconds: timeoutSeconds ?? parseDuration(job.scrapeTimeout)! / 1000 };
+  });
 }
 
 /** Resolves when the user asks to stop (Ctrl-C, SIGTERM, or the caller's `stopped`); `release` removes the listeners. */
@@ -112,8 +111,8 @@ function stopRequest(io: CliIo): { readonly requested: Promise<void>; release():
 }
 
 async function probeOne(planned: PlannedProbe, signal: AbortSignal, cwd: string): Promise<TargetResult> {
-  const base = { job: planned.job.name, target: planned.target, module: planned.job.module, prober: planned.prober };
-  const result = await probeTarget(planned.job.module, planned.module, planned.target, { scrapeTimeoutSeconds: planned.scrapeTimeoutSeconds, signal, directory: cwd });
+  const base = { job: planned.job.name, target: planned.target, module: planned.moduleName, prober: planned.prober };
+  const result = await probeTarget(planned.moduleName, planned.module, planned.target, { scrapeTimeoutSeconds: planned.scrapeTimeoutSeconds, signal, directory: cwd });
   const note = internalErrorNote(result);
   return {
     ...base,
@@ -141,7 +140,7 @@ async function runPlan(probes: readonly PlannedProbe[], concurrency: number, sto
   await Promise.all(Array.from({ length: Math.min(concurrency, probes.length) }, worker));
   return probes.map(
     (planned, index) =>
-      results[index] ?? { job: planned.job.name, target: planned.target, module: planned.job.module, prober: planned.prober, skipped: true, success: false, durationSeconds: 0, details: {} },
+      results[index] ?? { job: planned.job.name, target: planned.target, module: planned.moduleName, prober: planned.prober, skipped: true, success: false, durationSeconds: 0, details: {} },
   );
 }
 

@@ -9,6 +9,7 @@ import { parseListenAddress } from '@probekit/exporter';
 import type { SecretRef } from './secret-ref';
 import { AGENT_CHARTS } from './agent-chart';
 import type { PresetName } from './presets';
+import type { TargetModuleFields } from './spec';
 
 /**
  * One object with both forms' fields rather than a union of the two, so that a misspelt field is named as such
@@ -175,15 +176,50 @@ const sloSchema = z.number().refine((percent) => percent > 0 && percent < 100, {
   message: 'must be more than 0 and less than 100: the percent of probes that succeed, such as 99.9 (100 would leave no error budget to alert on)',
 });
 
+/**
+ * A target written as an object. Its `module` is a module's name or module fields; the fields are checked by the
+ * exporter's schema once merged onto the job's module (./targets.ts), hence a mapping here.
+ */
+export const targetObjectSchema = z.strictObject({
+  target: z.string(),
+  labels: z.record(labelName, z.string()).optional(),
+  module: z
+    .union([
+      z.string().min(1),
+      z.custom<TargetModuleFields>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), { message: "must be a module's name or a mapping of module fields" }),
+    ])
+    .optional(),
+  scrapeInterval: z.string().optional(),
+});
+
+const labelSelectorSchema = z.strictObject({
+  matchLabels: z.record(z.string(), z.string()).optional(),
+  matchExpressions: z.array(z.strictObject({ key: z.string().min(1), operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']), values: z.array(z.string()).optional() })).optional(),
+});
+const namespacesSchema = z.array(z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a namespace: a DNS-1123 label such as shop')).min(1);
+
+/** What a job finds in the cluster. */
+export const discoverSchema = z.strictObject({
+  ingresses: z.strictObject({ selector: labelSelectorSchema, namespaces: namespacesSchema.optional() }).optional(),
+  services: z
+    .strictObject({
+      selector: labelSelectorSchema,
+      namespaces: namespacesSchema.optional(),
+      port: z.union([z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "must be a Service port's name, such as http"), z.number().int().min(1).max(65535)]).optional(),
+    })
+    .optional(),
+});
+
 export const jobSchema = z.strictObject({
   name: jobNameSchema.optional(),
   module: z.string().min(1),
-  targets: z.array(z.string()),
+  targets: z.array(z.union([z.string(), targetObjectSchema])).optional(),
   scrapeInterval: z.string().optional(),
   scrapeTimeout: z.string().optional(),
   labels: z.record(labelName, z.string()).optional(),
   alerts: thresholdsSchema.optional(),
   slo: sloSchema.optional(),
+  discover: discoverSchema.optional(),
 });
 
 /** A key of a Secret in the agent's namespace. */
@@ -209,6 +245,15 @@ export const agentSchema = z.strictObject({
   enableExporter: z.boolean().optional(),
   remoteWrite: remoteWriteSchema.optional(),
   scrapeJobs: z.boolean().optional(),
+  serviceAccount: z
+    .strictObject({
+      name: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a ServiceAccount's name: lower-case letters, digits, - and ."),
+      namespace: z
+        .string()
+        .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a namespace: a DNS-1123 label such as monitoring')
+        .optional(),
+    })
+    .optional(),
 });
 
 /** Kubernetes label values: at most 63 characters, alphanumerics and -_. inside. */

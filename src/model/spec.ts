@@ -230,8 +230,12 @@ export interface JobInput {
   readonly name?: string;
   /** The name of the module (under modules) that probes the targets. */
   readonly module: string;
-  /** The endpoints to probe, written out in full as the module's prober takes them (`https://example.com`, `example.com:443`). */
-  readonly targets: readonly string[];
+  /**
+   * The endpoints to probe, written out in full as the module's prober takes them (`https://example.com`,
+   * `example.com:443`); a target written as an object carries labels, module fields or an interval of its own.
+   * @default - none: the job finds its targets with `discover`
+   */
+  readonly targets?: ReadonlyArray<string | TargetInput>;
   /** A Prometheus duration. @default 30s */
   readonly scrapeInterval?: string;
   /** A Prometheus duration, at most the interval. @default 30s, or the interval when that is shorter */
@@ -242,7 +246,47 @@ export interface JobInput {
   readonly alerts?: AlertThresholdsInput;
   /** The availability objective in percent over 30 days (such as 99.9); with one, the job gets error-budget alerts. @default - none */
   readonly slo?: number;
+  /**
+   * Targets found in the cluster, beside (or instead of) `targets`: Ingresses or Services that match a label
+   * selector, each overridable by its annotations (docs/targets.md#targets-found-in-the-cluster). @default - none
+   */
+  readonly discover?: DiscoverInput;
 }
+
+/** What a job finds in the cluster; either or both. */
+export interface DiscoverInput {
+  /** Ingresses: each rule's host, with the path and the scheme its TLS section gives. */
+  readonly ingresses?: { readonly selector: LabelSelector; readonly namespaces?: readonly string[] };
+  /** Services: each port (or the one named), at its cluster DNS name. */
+  readonly services?: { readonly selector: LabelSelector; readonly namespaces?: readonly string[]; readonly port?: string | number };
+}
+
+/** A Kubernetes label selector: every label of matchLabels, and every expression. */
+export interface LabelSelector {
+  readonly matchLabels?: Readonly<Record<string, string>>;
+  readonly matchExpressions?: ReadonlyArray<{ readonly key: string; readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; readonly values?: readonly string[] }>;
+}
+
+/**
+ * A target with settings of its own: labels on its series and alerts, module fields merged onto its job's module
+ * for it alone (compiled into the fewest modules, see docs/targets.md), or a slower interval.
+ */
+export interface TargetInput {
+  /** The endpoint, as a plain target is written. */
+  readonly target: string;
+  /** Labels on this target's series (and alerts) beside the job's; a label of the job's name takes this value. @default - the job's */
+  readonly labels?: Readonly<Record<string, string>>;
+  /**
+   * The name of a module of the job's prober, or module fields merged onto the job's module for this target alone
+   * (mappings field by field, such as one more header; lists and values replace). @default - the job's module
+   */
+  readonly module?: string | TargetModuleFields;
+  /** A Prometheus duration, at least the job's scrapeTimeout; the target is scraped by a scrape job of its own. @default - the job's */
+  readonly scrapeInterval?: string;
+}
+
+/** Module fields a target sets for itself: any field of a module but its prober, which is the job's. */
+export type TargetModuleFields = Omit<SpecModule, 'prober'>;
 
 /** When an endpoint's alerts fire, as the spec writes it; each field left out keeps its default. */
 export interface AlertThresholdsInput {
@@ -262,6 +306,11 @@ export interface AlertThresholdsInput {
 export interface AgentInput extends AgentChartInput {
   /** Whether the values carry the scrape jobs; false when Probe objects (operator) replace them. @default true (false with k8s-monitoring) */
   readonly scrapeJobs?: boolean;
+  /**
+   * The agent's ServiceAccount, to which the RBAC its discovery jobs need is bound (`jobs[].discover`).
+   * @default - the roles are made without a binding: bind them to the agent's account, or its chart's roles grant as much
+   */
+  readonly serviceAccount?: { readonly name: string; readonly namespace?: string };
 }
 
 /** The search engine the assistant reads probe logs from. */
@@ -331,14 +380,27 @@ export interface AlertThresholds {
   readonly certificateCriticalDays: number;
 }
 
+/** A target as the renderers read it: its module (the job's, or one compiled for it), its own labels and its interval. */
+export interface Target {
+  readonly target: string;
+  /** The module that probes it: the job's, the one it names, or the one compiled from its own fields. */
+  readonly module: string;
+  /** Its own labels, which the renderers put beside (and over) the job's. */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly scrapeInterval: string;
+}
+
 /** What a scrape job needs of a job: its alerting settings aside. */
 export interface ScrapeJob {
   readonly name: string;
+  /** The job's own module, which targets without one of their own use. */
   readonly module: string;
-  readonly targets: readonly string[];
+  readonly targets: readonly Target[];
   readonly scrapeInterval: string;
   readonly scrapeTimeout: string;
   readonly labels: Readonly<Record<string, string>>;
+  /** Targets found in the cluster; present when the job asks for them. */
+  readonly discover?: DiscoverInput;
 }
 
 export interface Job extends ScrapeJob {
@@ -372,7 +434,7 @@ export interface Spec {
   readonly modules: Readonly<Record<string, SpecModule>>;
   readonly jobs: readonly Job[];
   /** The agent's chart and its settings, and whether its values carry the scrape jobs. */
-  readonly agent: AgentChart & { readonly scrapeJobs: boolean };
+  readonly agent: AgentChart & { readonly scrapeJobs: boolean; readonly serviceAccount?: { readonly name: string; readonly namespace: string } };
   readonly searchEngine?: { readonly url: string; readonly apiToken: SecretRef; readonly secretName: string };
   readonly dashboard: DashboardSettings;
   /** Whether alert rules are made, and the thresholds of jobs that set none of their own. */

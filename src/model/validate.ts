@@ -29,8 +29,9 @@ import { readEnvSecret, unsetVariableProblem, type Environment, type SecretRef }
 import { moduleSecrets, moduleWithSecretFiles, secretCandidateFields, secretFieldProblems, withoutSecrets } from './secret-fields';
 import { dashboardSettings, exporterSettings } from './defaults';
 import { hostSettings } from './host';
-import { jobSchema, MODULE_NAME_RULE, moduleNameSchema, presetSchemas, secretRefSchema, specSchema } from './schema';
-import { DEFAULTS, kubernetesObjectName, MODULE_LABEL, type AlertThresholds, type Job, type ScrapeJob, type Spec, type SpecInput, type SpecModule } from './spec';
+import { jobSchema, MODULE_NAME_RULE, moduleNameSchema, presetSchemas, secretRefSchema, specSchema, targetObjectSchema } from './schema';
+import { probeObjectNames, TargetModules } from './targets';
+import { DEFAULTS, MODULE_LABEL, type AlertThresholds, type Job, type ScrapeJob, type Spec, type SpecInput, type SpecModule, type Target, type DiscoverInput } from './spec';
 
 /** A spec that cannot be used: every problem found, each printed with the spec's source before it. */
 export class SpecError extends ProblemsError {
@@ -121,9 +122,13 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
 
   // Unknown fields come first: a misspelt `job:` explains the missing `jobs` reported after it.
   const { namespace, exporter, agent, searchEngine, dashboard, alerts, operator, host } = parseFields<SpecFields>(specSchema, input, [], problems, ['modules', 'jobs'])!;
-  const { modules, defined } = parseModules(input.modules, problems);
+  const { modules: written, defined } = parseModules(input.modules, problems);
   const thresholds: AlertThresholds = { ...DEFAULTS.alerts.thresholds, ...alerts?.thresholds };
-  const jobs = parseJobs(input.jobs, thresholds, problems);
+  const targetModules = new TargetModules(written);
+  const jobs = parseJobs(input.jobs, thresholds, problems, written, targetModules);
+  // The spec's modules as written, then those the targets' own fields make.
+  const modules = { ...written, ...targetModules.generated };
+  Object.keys(targetModules.generated).forEach((name) => defined.add(name));
   jobs.forEach(([index, job]) => problems.push(...checkJob(job, ['jobs', index], modules, defined)));
   problems.push(...checkDuplicateJobNames(jobs));
   problems.push(...checkAutoscaling(exporter));
@@ -142,7 +147,18 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
     });
   }
 
-  if (options.env) problems.push(...checkEnvReferences(modules, searchEngine?.apiToken, options.env));
+  const valuesCarryJobs = agentChart !== undefined && !scrapesProbeObjects(agentChart) && (agent?.scrapeJobs ?? true);
+  if (probeObjects && !valuesCarryJobs) {
+    for (const [index, job] of jobs) {
+      if (job.discover?.services === undefined) continue;
+      problems.push({
+        path: ['jobs', index, 'discover', 'services'],
+        message: "the Operator's Probe discovers Ingresses only, and no agent values carry this job's scrape job; discover ingresses, or let the agent values carry the jobs (agent.scrapeJobs: true)",
+      });
+    }
+  }
+
+  if (options.env) problems.push(...checkEnvReferences(modules, targetModules.origins, searchEngine?.apiToken, options.env));
   if (problems.length > 0) throw new SpecError(withDurationSuggestions(problems, input), options.source);
 
   return {
@@ -150,7 +166,11 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
     exporter: exporterSettings(exporter),
     modules,
     jobs: jobs.map(([, job]) => job),
-    agent: { ...agentChart!, scrapeJobs: !scrapesProbeObjects(agentChart!) && (agent?.scrapeJobs ?? true) },
+    agent: {
+      ...agentChart!,
+      scrapeJobs: !scrapesProbeObjects(agentChart!) && (agent?.scrapeJobs ?? true),
+      ...(agent?.serviceAccount && { serviceAccount: { name: agent.serviceAccount.name, namespace: agent.serviceAccount.namespace ?? namespace ?? DEFAULTS.namespace } }),
+    },
     searchEngine: searchEngine && {
       url: searchEngine.url,
       apiToken: searchEngine.apiToken,
@@ -339,7 +359,7 @@ function secretValueProblems(module: SpecModule, path: FieldPath): Problem[] {
  * The jobs whose module and targets are right, with their index in the spec and their defaults filled in
  * (also for fields that are wrong, which are reported here), so that the checks across fields go on.
  */
-function parseJobs(input: unknown, thresholds: AlertThresholds, problems: Problem[]): Array<[index: number, job: Job]> {
+function parseJobs(input: unknown, thresholds: AlertThresholds, problems: Problem[], modules: Readonly<Record<string, SpecModule>>, targetModules: TargetModules): Array<[index: number, job: Job]> {
   if (input === undefined) {
     problems.push({ path: ['jobs'], message: `required: ${REQUIRED.jobs}` });
     return [];
@@ -350,7 +370,7 @@ function parseJobs(input: unknown, thresholds: AlertThresholds, problems: Proble
   }
   if (input.length === 0) problems.push({ path: ['jobs'], message: 'is empty; add at least one job with a module and its targets' });
   return input.flatMap((raw, index): Array<[number, Job]> => {
-    const job = parseJob(raw, ['jobs', index], thresholds, problems);
+    const job = parseJob(raw, ['jobs', index], thresholds, problems, modules, targetModules);
     return job ? [[index, job]] : [];
   });
 }
@@ -359,21 +379,81 @@ function parseJobs(input: unknown, thresholds: AlertThresholds, problems: Proble
  * One job at `path`, as the spec and the constructs that take jobs (AgentValues, Probes) read it: each field checked
  * against its schema, the defaults filled in (also for fields that are wrong, reported to `problems`, so that the
  * checks across fields go on); undefined without a module or targets. `thresholds` are those of a job that sets none.
+ * A target's own module fields are merged onto the job's module (one of `modules`, the valid ones) and compiled by
+ * `targetModules`, which holds the modules they make; a target whose fields have problems keeps the job's module.
  */
-export function parseJob(raw: unknown, path: FieldPath, thresholds: AlertThresholds, problems: Problem[]): Job | undefined {
-  const job = parseFields<z.output<typeof jobSchema>>(jobSchema, raw, path, problems);
-  if (job?.module === undefined || job.targets === undefined) return undefined;
+export function parseJob(
+  raw: unknown,
+  path: FieldPath,
+  thresholds: AlertThresholds,
+  problems: Problem[],
+  modules: Readonly<Record<string, SpecModule>>,
+  targetModules: TargetModules,
+): Job | undefined {
+  const job = parseFields<z.output<typeof jobSchema>>(jobSchema, raw, path, problems, ['targets']);
+  const written = isMapping(raw) ? raw.targets : undefined;
+  // A job that finds its targets in the cluster may list none.
+  const targets = written === undefined && job?.discover !== undefined ? [] : parseTargets(written, [...path, 'targets'], problems);
+  if (job?.module === undefined || targets === undefined) return undefined;
   const scrapeInterval = job.scrapeInterval ?? DEFAULTS.job.scrapeInterval;
+  const jobModule = modules[job.module];
+  const moduleOf = (target: TargetDraft, index: number): string => {
+    if (target.module === undefined) return job.module!;
+    if (typeof target.module === 'string') return target.module;
+    if (jobModule === undefined) return job.module!;
+    const at: FieldPath = [...path, 'targets', index, 'module'];
+    return targetModules.nameFor(job.module!, jobModule, target.module, at, (merged) => targetModuleProblems(job.module!, merged, at), problems) ?? job.module!;
+  };
   return {
     name: job.name ?? DEFAULTS.job.name,
     module: job.module,
-    targets: job.targets,
+    targets: targets.map((target, index) => ({ target: target.target, module: moduleOf(target, index), labels: target.labels ?? {}, scrapeInterval: target.scrapeInterval ?? scrapeInterval })),
     scrapeInterval,
     scrapeTimeout: job.scrapeTimeout ?? defaultScrapeTimeout(scrapeInterval),
     labels: job.labels ?? {},
     alerts: { ...thresholds, ...job.alerts },
     ...(job.slo === undefined ? {} : { slo: job.slo }),
+    ...(job.discover === undefined ? {} : { discover: job.discover }),
   };
+}
+
+type TargetDraft = z.output<typeof targetObjectSchema>;
+
+/** A job's targets, each a string or an object whose fields are checked one by one; undefined when `targets` is no list. */
+function parseTargets(input: unknown, path: FieldPath, problems: Problem[]): TargetDraft[] | undefined {
+  if (input === undefined) {
+    problems.push({ path, message: `required: ${REQUIRED.targets}` });
+    return undefined;
+  }
+  if (!Array.isArray(input)) {
+    problems.push({ path, message: `must be a list of targets, not ${kindOf(input)}` });
+    return undefined;
+  }
+  return input.flatMap((entry: unknown, index): TargetDraft[] => {
+    if (typeof entry === 'string') return [{ target: entry }];
+    const at: FieldPath = [...path, index];
+    if (!isMapping(entry)) {
+      problems.push({ path: at, message: `must be an endpoint (https://example.com) or a mapping of target, labels, module, scrapeInterval, not ${kindOf(entry)}` });
+      return [];
+    }
+    // Most targets are right: checked whole first, and field by field only to name what is wrong.
+    const whole = targetObjectSchema.safeParse(entry);
+    const target = whole.success ? whole.data : parseFields<TargetDraft>(targetObjectSchema, entry, at, problems);
+    if (target?.target === undefined) return [];
+    if (isMapping(target.module) && 'prober' in target.module) {
+      problems.push({ path: [...at, 'module', 'prober'], message: "is the job's module's; a target of another prober belongs to a job of its own, so remove prober here" });
+      return [{ ...target, target: target.target, module: undefined }];
+    }
+    return [target as TargetDraft];
+  });
+}
+
+/** A target's merged module checked as a spec's module is, its problems named where the target's `module` is written (`at`). */
+function targetModuleProblems(jobModuleName: string, merged: SpecModule, at: FieldPath): Problem[] {
+  const found: Problem[] = [];
+  parseOwnModule(jobModuleName, merged as Record<string, unknown>, at, found);
+  const exporterPath = ['modules', jobModuleName];
+  return found.map((problem) => (exporterPath.every((key, index) => problem.path[index] === key) ? { ...problem, path: [...at, ...problem.path.slice(exporterPath.length)] } : problem));
 }
 
 /**
@@ -426,17 +506,99 @@ export function checkJob(job: ScrapeJob, path: FieldPath, modules: Readonly<Reco
       message: `is set by probekit to the job's module (${job.module}), for the dashboard and the alerts' debug links; remove it, or name the label otherwise`,
     });
   }
-  if (job.targets.length === 0) problems.push({ path: at('targets'), message: 'is empty; list at least one endpoint to probe' });
+  if (job.targets.length === 0 && job.discover === undefined) problems.push({ path: at('targets'), message: 'is empty; list at least one endpoint to probe' });
+  if (job.discover !== undefined) problems.push(...checkDiscover(job.discover, at('discover'), module));
   const firstIndex = new Map<string, number>();
-  job.targets.forEach((target, index) => {
+  job.targets.forEach(({ target }, index) => {
     const first = firstIndex.get(target);
     if (first === undefined) firstIndex.set(target, index);
     else problems.push({ path: [...path, 'targets', index], message: `"${target}" is already ${formatPath([...path, 'targets', first])}; list each target once` });
   });
-  if (module) {
-    job.targets.forEach((target, index) => {
-      const problem = checkTarget(target, module.prober);
-      if (problem) problems.push({ path: [...path, 'targets', index], message: `"${target}" ${problem}` });
+  const timeoutChecked = new Set([job.module]);
+  job.targets.forEach((target, index) => {
+    const targetPath: FieldPath = [...path, 'targets', index];
+    problems.push(...checkTargetSettings(target, targetPath, job, timeout));
+    const targetModule = modules[target.module];
+    if (target.module !== job.module && !targetModule && !defined.has(target.module)) {
+      problems.push({ path: [...targetPath, 'module'], message: `module "${target.module}" is not defined; use one of: ${[...defined].join(', ')}, or write the module's fields here` });
+    } else if (targetModule && module && targetModule.prober !== module.prober) {
+      problems.push({
+        path: [...targetPath, 'module'],
+        message: `"${target.module}" probes with ${targetModule.prober}, the job's module "${job.module}" with ${module.prober}; a target of another prober belongs to a job of its own`,
+      });
+    } else if (targetModule && !timeoutChecked.has(target.module) && targetModule.timeout !== module?.timeout) {
+      // A timeout the target's module has from the job's module is reported there.
+      timeoutChecked.add(target.module);
+      const moduleTimeout = targetModule.timeout === undefined ? undefined : parseGoDuration(targetModule.timeout);
+      if (moduleTimeout !== undefined && timeout !== undefined && moduleTimeout > timeout) {
+        problems.push({
+          path: [...targetPath, 'module'],
+          message: `probes with a timeout of ${targetModule.timeout}, longer than scrapeTimeout ${job.scrapeTimeout} of job "${job.name}", so probes would be cut short; lower the timeout or raise the job's scrapeTimeout`,
+        });
+      }
+    }
+    const prober = (targetModule ?? module)?.prober;
+    const problem = prober === undefined ? undefined : checkTarget(target.target, prober);
+    if (problem) problems.push({ path: targetPath, message: `"${target.target}" ${problem}` });
+  });
+  return problems;
+}
+
+/** The probers whose targets discovery can write: a URL (http) or host:port (tcp, grpc). */
+const DISCOVERING_PROBERS: Readonly<Record<string, string>> = { http: 'URLs', tcp: 'host:port', grpc: 'host:port' };
+
+/** What a job finds in the cluster, against its module's prober: Ingresses give URLs, Services URLs or host:port. */
+function checkDiscover(discover: DiscoverInput, path: FieldPath, module: SpecModule | undefined): Problem[] {
+  const problems: Problem[] = [];
+  if (discover.ingresses === undefined && discover.services === undefined)
+    problems.push({ path, message: 'names nothing to find; give ingresses: { selector } or services: { selector }, or remove discover' });
+  for (const [kind, found] of Object.entries(discover) as Array<[keyof DiscoverInput, DiscoverInput[keyof DiscoverInput]]>) {
+    const selector = found?.selector;
+    if (selector && Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0) {
+      problems.push({
+        path: [...path, kind, 'selector'],
+        message: `matches every ${kind === 'ingresses' ? 'Ingress' : 'Service'}; give matchLabels (such as probekit.io/probe: "true") or matchExpressions`,
+      });
+    }
+    for (const [index, expression] of (selector?.matchExpressions ?? []).entries()) {
+      const takesValues = expression.operator === 'In' || expression.operator === 'NotIn';
+      if (takesValues !== (expression.values !== undefined && expression.values.length > 0)) {
+        problems.push({
+          path: [...path, kind, 'selector', 'matchExpressions', index, 'values'],
+          message: takesValues ? `${expression.operator} needs values: at least one` : `${expression.operator} takes no values; remove them`,
+        });
+      }
+    }
+  }
+  if (module === undefined) return problems;
+  if (DISCOVERING_PROBERS[module.prober] === undefined) {
+    problems.push({ path, message: `finds endpoints for http (URLs), tcp and grpc (host:port) modules; this job's module probes with ${module.prober}: list its targets instead` });
+  } else if (discover.ingresses !== undefined && module.prober !== 'http') {
+    problems.push({ path: [...path, 'ingresses'], message: `gives URLs, which an http module probes; this job's module probes with ${module.prober}: discover services instead` });
+  }
+  return problems;
+}
+
+/** Labels Prometheus sets on every target itself, with probekit's `module`: a target's own labels may not take them. */
+const TARGET_SET_LABELS: Readonly<Record<string, string>> = {
+  [MODULE_LABEL]: "is set by probekit to the target's module, for the dashboard and the alerts' debug links",
+  job: "is the job's name",
+  instance: 'is the target itself',
+};
+
+/** A target's own labels and interval; `timeout` is the job's scrape timeout in milliseconds. */
+function checkTargetSettings(target: Target, path: FieldPath, job: ScrapeJob, timeout: number | undefined): Problem[] {
+  const problems: Problem[] = [];
+  for (const [name, why] of Object.entries(TARGET_SET_LABELS)) {
+    if (name in target.labels) problems.push({ path: [...path, 'labels', name], message: `${why}; remove it, or name the label otherwise` });
+  }
+  if (target.scrapeInterval === job.scrapeInterval) return problems;
+  const interval = parseDuration(target.scrapeInterval);
+  if (interval === undefined) problems.push({ path: [...path, 'scrapeInterval'], message: `"${target.scrapeInterval}" must be ${DURATION_HINT}` });
+  else if (timeout !== undefined && interval < timeout) {
+    problems.push({
+      path: [...path, 'scrapeInterval'],
+      message: `${target.scrapeInterval} is shorter than the job's scrapeTimeout ${job.scrapeTimeout}, which Prometheus refuses; raise scrapeInterval, or give the target a job of its own`,
     });
   }
   return problems;
@@ -462,17 +624,15 @@ function checkThresholds(path: FieldPath, written: Partial<AlertThresholds>, res
   return problems;
 }
 
-/** Probe objects are named after their jobs; two jobs whose names make the same object name would overwrite each other. */
+/** Probe objects are named after their jobs (see probeObjectNames); two jobs whose Probes take one name would overwrite each other. */
 export function checkProbeObjectNames(jobs: ReadonlyArray<readonly [number, ScrapeJob]>): Problem[] {
   const seen = new Map<string, number>();
   return jobs.flatMap(([index, job]): Problem[] => {
-    const name = kubernetesObjectName(job.name);
-    const first = seen.get(name);
-    if (first === undefined) {
-      seen.set(name, index);
-      return [];
-    }
-    return [{ path: ['jobs', index, 'name'], message: `makes the Probe object name "${name}", as jobs[${first}].name does; rename one of the jobs` }];
+    const names = probeObjectNames(job);
+    const taken = names.find((name) => seen.has(name));
+    names.forEach((name) => seen.set(name, seen.get(name) ?? index));
+    if (taken === undefined) return [];
+    return [{ path: ['jobs', index, 'name'], message: `makes the Probe object name "${taken}", as jobs[${seen.get(taken)}].name does; rename one of the jobs` }];
   });
 }
 
@@ -509,11 +669,20 @@ export function checkTarget(target: string, prober: ProberName): string | undefi
   return targetProblem(prober, target, { strict: true });
 }
 
-function checkEnvReferences(modules: Readonly<Record<string, SpecModule>>, apiToken: SecretRef | undefined, env: Environment): Problem[] {
+/**
+ * `origins`: where a module compiled from a target's fields is written, which its problems name; a variable such a
+ * module has from its job's module is reported once, where the job's module names it.
+ */
+function checkEnvReferences(modules: Readonly<Record<string, SpecModule>>, origins: ReadonlyMap<string, FieldPath>, apiToken: SecretRef | undefined, env: Environment): Problem[] {
   const references: Array<[FieldPath, SecretRef]> = [];
   if (apiToken) references.push([['searchEngine', 'apiToken'], apiToken]);
   for (const [name, module] of Object.entries(modules)) {
-    for (const { field, ref } of moduleSecrets(module)) references.push([['modules', name, ...field], ref]);
+    for (const { field, ref } of moduleSecrets(module)) references.push([[...(origins.get(name) ?? ['modules', name]), ...field], ref]);
   }
-  return references.flatMap(([path, ref]) => ('fromEnv' in ref && readEnvSecret(ref, env) === undefined ? [unsetVariableProblem(path, ref, 'synth')] : []));
+  const reported = new Set<string>();
+  return references.flatMap(([path, ref]) => {
+    if (!('fromEnv' in ref) || readEnvSecret(ref, env) !== undefined || reported.has(ref.fromEnv)) return [];
+    reported.add(ref.fromEnv);
+    return [unsetVariableProblem(path, ref, 'synth')];
+  });
 }

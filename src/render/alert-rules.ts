@@ -13,7 +13,7 @@
  */
 import { stringify } from 'yaml';
 import { parseDuration } from '@probekit/exporter';
-import type { Job, Spec, SpecModule } from '../model';
+import { MODULE_LABEL, type Job, type Spec, type SpecModule } from '../model';
 import { probeDebugUrl, statusPageUrl } from './debug-links';
 import { CONFIG_RELOAD_SUCCESSFUL, PROBE_METRICS } from './probe-metrics';
 import { EXPORTER_JOB_NAME } from './scrape-job';
@@ -84,7 +84,7 @@ const JOB = '{{ $labels.job }}';
 
 export function renderAlertRules(spec: Pick<Spec, 'jobs' | 'modules' | 'exporter'>): RuleFile {
   return {
-    groups: [...spec.jobs.map((job) => ({ name: `probekit:${job.name}`, rules: jobRules(job, spec.modules[job.module], spec.exporter.externalUrl) })), exporterGroup(spec.exporter.externalUrl)],
+    groups: [...spec.jobs.map((job) => ({ name: `probekit:${job.name}`, rules: jobRules(job, spec.modules, spec.exporter.externalUrl) })), exporterGroup(spec.exporter.externalUrl)],
   };
 }
 
@@ -93,16 +93,20 @@ export function renderAlertRulesYaml(spec: Pick<Spec, 'jobs' | 'modules' | 'expo
   return stringify(renderAlertRules(spec), { lineWidth: 0 });
 }
 
-function jobRules(job: Job, module: SpecModule | undefined, externalUrl: string): AlertRule[] {
+/** The alert's module: the series' `module` label, which every target group carries (its own module, or the job's). */
+const MODULE = `{{ $labels.${MODULE_LABEL} }}`;
+
+function jobRules(job: Job, modules: Readonly<Record<string, SpecModule>>, externalUrl: string): AlertRule[] {
   const selector = `{job=${quoted(job.name)}}`;
   const series = (metric: string): string => `${metric}${selector}`;
-  const debugUrl = probeDebugUrl(literal(externalUrl), { module: encodeURIComponent(job.module), target: '{{ $labels.instance | urlquery }}' });
+  const module = modules[job.module];
+  const debugUrl = probeDebugUrl(literal(externalUrl), { module: `{{ $labels.${MODULE_LABEL} | urlquery }}`, target: '{{ $labels.instance | urlquery }}' });
   const annotations = (summary: string, description: string): Record<string, string> => ({ summary, description, debug_url: debugUrl });
   // The expressions keep the series' job label; the rules say it too, which is what tells one job's rules from
   // another's of the same alert (promtool refuses two rules of one name with the same labels).
   const labels = (severity: string): Record<string, string> => ({ severity, job: literal(job.name) });
   const { certificateWarningDays, certificateCriticalDays } = job.alerts;
-  const [moduleName, downFor, slowerThan, slowFor] = [job.module, job.alerts.downFor, job.alerts.slowerThan, job.alerts.slowFor].map(literal);
+  const [downFor, slowerThan, slowFor] = [job.alerts.downFor, job.alerts.slowerThan, job.alerts.slowFor].map(literal);
   const slowSeconds = parseDuration(job.alerts.slowerThan)! / 1000;
   const daysLeft = `(${series(PROBE_METRICS.certificateExpiry)} - time()) / ${SECONDS_PER_DAY}`;
 
@@ -112,13 +116,13 @@ function jobRules(job: Job, module: SpecModule | undefined, externalUrl: string)
       expr: `${series(PROBE_METRICS.success)} == 0`,
       for: job.alerts.downFor,
       labels: labels('critical'),
-      annotations: annotations(`${TARGET} is down`, `Every probe of ${TARGET} (job ${JOB}, module ${moduleName}) has failed for ${downFor}.`),
+      annotations: annotations(`${TARGET} is down`, `Every probe of ${TARGET} (job ${JOB}, module ${MODULE}) has failed for ${downFor}.`),
     },
   ];
   if (module?.prober === 'http') {
     rules.push({
       alert: ALERTS.httpStatus,
-      expr: httpStatusExpression(series(PROBE_METRICS.httpStatusCode), module.http?.valid_status_codes ?? []),
+      expr: jobHttpStatusExpression(job, modules),
       for: job.alerts.downFor,
       labels: labels('warning'),
       annotations: annotations(`${TARGET} answers HTTP {{ $value }}`, `${TARGET} (job ${JOB}) has answered with a status outside 2xx and 3xx for ${downFor}.`),
@@ -173,6 +177,34 @@ function httpStatusExpression(statusCode: string, validCodes: readonly number[])
   const expected = validCodes.filter((code) => code < 200 || code >= 400);
   if (expected.length === 0) return outside;
   return `(${outside}) unless (${expected.map((code) => `${statusCode} == ${code}`).join(' or ')})`;
+}
+
+/**
+ * The HTTP status rule of a job whose targets may use several modules, each with its own valid codes (a target
+ * that answers 401 by design): one expression per set of codes, over the modules that declare it.
+ */
+function jobHttpStatusExpression(job: Job, modules: Readonly<Record<string, SpecModule>>): string {
+  const byCodes = new Map<string, { codes: readonly number[]; modules: string[] }>();
+  for (const name of new Set(job.targets.map((target) => target.module))) {
+    const codes = modules[name]?.http?.valid_status_codes ?? [];
+    const key = JSON.stringify(codes.filter((code) => code < 200 || code >= 400));
+    const entry = byCodes.get(key) ?? { codes, modules: [] };
+    entry.modules.push(name);
+    byCodes.set(key, entry);
+  }
+  const metric = PROBE_METRICS.httpStatusCode;
+  if (byCodes.size <= 1) return httpStatusExpression(`${metric}{job=${quoted(job.name)}}`, [...byCodes.values()][0]?.codes ?? []);
+  return [...byCodes.values()]
+    .map(({ codes, modules: names }) => {
+      const matcher = names.length === 1 ? `${MODULE_LABEL}=${quoted(names[0])}` : `${MODULE_LABEL}=~${quoted(names.map(regexpQuoted).join('|'))}`;
+      return `(${httpStatusExpression(`${metric}{job=${quoted(job.name)}, ${matcher}}`, codes)})`;
+    })
+    .join(' or ');
+}
+
+/** A module's name as a literal in a PromQL regexp: its dots escaped (names hold letters, digits, _, - and .). */
+function regexpQuoted(name: string): string {
+  return name.replace(/[.]/g, '\\.');
 }
 
 function objectiveRules(

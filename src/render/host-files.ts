@@ -92,6 +92,10 @@ export function renderHostFiles(spec: Spec, options: HostFilesOptions = {}): Hos
     return value === undefined ? [] : [{ path: file.path, content: value, mode: 0o600 }];
   });
   problems.push(...hiddenSocketProblems(spec));
+  spec.jobs.forEach((job, index) => {
+    if (job.discover !== undefined)
+      problems.push({ path: ['jobs', index, 'discover'], message: 'finds Ingresses and Services in a cluster, which a single machine does not have; list the targets instead' });
+  });
   if (problems.length > 0) throw new ProblemsError(problems);
 
   // The exporter's own job too: the alert on a failed config reload needs its metrics.
@@ -295,7 +299,7 @@ const HIDDEN_FROM_EXPORTER: ReadonlyArray<{ readonly directory: string; readonly
 function hiddenSocketProblems(spec: Spec): Problem[] {
   return spec.jobs.flatMap((job, jobIndex) => {
     if (spec.modules[job.module]?.prober !== 'unix') return [];
-    return job.targets.flatMap((target, targetIndex): Problem[] => {
+    return job.targets.flatMap(({ target }, targetIndex): Problem[] => {
       const path = posix.normalize(target);
       const hidden = HIDDEN_FROM_EXPORTER.find(({ directory }) => path === directory || path.startsWith(`${directory}/`));
       if (!hidden) return [];

@@ -12,3 +12,4 @@ export * from './host-monitoring-files';
 export * from './external-secret';
 export * from './exporter-policies';
 export * from './exporter-web-config';
+export * from './discovery';

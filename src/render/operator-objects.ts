@@ -1,6 +1,6 @@
 /**
  * Spec to Prometheus Operator objects (`monitoring.coreos.com/v1`), for clusters whose Prometheus the Operator
- * runs: one Probe per job, a ServiceMonitor for the exporter's own metrics, and the alert rules as a
+ * runs: Probes for each job (one per module and label set), a ServiceMonitor for the exporter's own metrics, and the alert rules as a
  * PrometheusRule.
  *
  * For a Probe with static targets the Operator generates the three relabel rules of a blackbox scrape job itself
@@ -10,10 +10,12 @@
  * dashboard and the alerts see the same `job` either way. It also adds a `namespace` label to the targets.
  */
 import { METRICS_PATH, PROBE_PATH } from '@probekit/exporter';
-import { DEFAULTS, kubernetesObjectName, type Job, type Spec } from '../model';
+import { DEFAULTS, type Job, type Spec, type SpecModule } from '../model';
+import { probeIngressTargets, type ProbeIngress } from './discovery';
 import type { RuleFile } from './alert-rules';
 import { exporterSelectorLabels, probekitLabels } from './labels';
-import { EXPORTER_JOB_NAME, targetGroups } from './scrape-job';
+import { EXPORTER_JOB_NAME, MODULE_PARAM_LABEL, targetGroups } from './scrape-job';
+import { jobParts, probeObjectNames, targetSets } from '../model/targets';
 
 export const OPERATOR_API_VERSION = 'monitoring.coreos.com/v1';
 
@@ -33,7 +35,8 @@ export interface ProbeObject {
     readonly module: string;
     readonly interval: string;
     readonly scrapeTimeout: string;
-    readonly targets: { readonly staticConfig: { readonly static: readonly string[]; readonly labels: Readonly<Record<string, string>> } };
+    /** One of the two: the targets a job lists, or the Ingresses it discovers. */
+    readonly targets: { readonly staticConfig?: { readonly static: readonly string[]; readonly labels: Readonly<Record<string, string>> }; readonly ingress?: ProbeIngress };
   };
 }
 
@@ -69,22 +72,43 @@ function metadata(name: string, target: OperatorTarget, component: string): Obje
   return { name, namespace: target.namespace, labels: { ...probekitLabels({ component }), ...target.labels } };
 }
 
-/** One job as a Probe, probed by the exporter at `proberAddress` (host:port, as the Operator wants its `url`). */
-export function renderProbe(job: Job, proberAddress: string, target: OperatorTarget): ProbeObject {
-  const [group] = targetGroups(job);
-  return {
-    apiVersion: OPERATOR_API_VERSION,
-    kind: 'Probe',
-    metadata: metadata(kubernetesObjectName(job.name), target, 'probe'),
-    spec: {
-      jobName: job.name,
-      prober: { url: proberAddress, path: PROBE_PATH },
-      module: job.module,
-      interval: job.scrapeInterval,
-      scrapeTimeout: job.scrapeTimeout,
-      targets: { staticConfig: { static: [...group.targets], labels: group.labels } },
-    },
-  };
+/**
+ * One job as Probes, probed by the exporter at `proberAddress` (host:port, as the Operator wants its `url`): a Probe
+ * takes one module and one interval, so a job makes one per target group of each of its parts (see targetGroups and
+ * jobParts), and one with `targets.ingress` for the Ingresses it discovers (./discovery.ts; `module` is the job's
+ * module, the job's prober decides the target's form), named as probeObjectNames says, each with the job's name as
+ * `jobName`.
+ */
+export function renderProbes(job: Job, module: SpecModule, proberAddress: string, target: OperatorTarget): ProbeObject[] {
+  const names = probeObjectNames(job);
+  const probes = jobParts(job).flatMap((part) =>
+    targetGroups(part).map((group, index): Omit<ProbeObject, 'metadata'> => {
+      const { [MODULE_PARAM_LABEL]: _moduleParam, ...labels } = group.labels;
+      return {
+        apiVersion: OPERATOR_API_VERSION,
+        kind: 'Probe',
+        spec: {
+          jobName: job.name,
+          prober: { url: proberAddress, path: PROBE_PATH },
+          module: targetSets(part)[index].module,
+          interval: part.scrapeInterval,
+          scrapeTimeout: part.scrapeTimeout,
+          targets: { staticConfig: { static: [...group.targets], labels } },
+        },
+      };
+    }),
+  );
+  const ingress = probeIngressTargets(job, module);
+  const discovered: Array<Omit<ProbeObject, 'metadata'>> = ingress
+    ? [
+        {
+          apiVersion: OPERATOR_API_VERSION,
+          kind: 'Probe',
+          spec: { jobName: job.name, prober: { url: proberAddress, path: PROBE_PATH }, module: job.module, interval: job.scrapeInterval, scrapeTimeout: job.scrapeTimeout, targets: ingress },
+        },
+      ]
+    : [];
+  return [...probes, ...discovered].map((probe, index) => ({ ...probe, metadata: metadata(names[index], target, 'probe') }));
 }
 
 /** The exporter's Service port that serves /probe and /metrics. */

@@ -1,14 +1,21 @@
 /**
- * Spec to the agent's scrape jobs, one per spec job, with blackbox_exporter's three relabel rules: the target
- * becomes the `target` query parameter, the instance label carries the target, and the scrape goes to the exporter.
+ * Spec to the agent's scrape jobs, one per spec job (and one more per other interval its targets ask for), with
+ * blackbox_exporter's three relabel rules: the target becomes the `target` query parameter, the instance label
+ * carries the target, and the scrape goes to the exporter.
  */
 import { EXPORTER_PORT, METRICS_PATH, PROBE_PATH } from '@probekit/exporter';
-import { DEFAULTS, MODULE_LABEL, type ScrapeJob, type Spec } from '../model';
+import { DEFAULTS, MODULE_LABEL, type ScrapeJob, type Spec, type SpecModule } from '../model';
+import { jobParts, targetSets } from '../model/targets';
+import { renderDiscoveryScrapeConfigs } from './discovery';
 
 export interface RelabelRule {
   readonly source_labels?: readonly string[];
-  readonly target_label: string;
+  /** Absent for keep and drop rules, which only filter. */
+  readonly target_label?: string;
   readonly replacement?: string;
+  /** Only the discovery jobs' rules (./discovery.ts) match or filter; the three rules of a static job copy. */
+  readonly regex?: string;
+  readonly action?: 'replace' | 'keep' | 'drop';
 }
 
 export interface ScrapeConfig {
@@ -16,9 +23,15 @@ export interface ScrapeConfig {
   readonly scrape_interval: string;
   readonly scrape_timeout: string;
   readonly metrics_path: string;
-  /** The probe jobs' `module` parameter; the exporter's own job has none. */
+  /** The probe jobs' `module` parameter when all their targets use one; the exporter's own job has none. */
   readonly params?: { readonly module: readonly string[] };
-  readonly static_configs: ReadonlyArray<{ readonly targets: readonly string[]; readonly labels?: Readonly<Record<string, string>> }>;
+  readonly static_configs?: ReadonlyArray<{ readonly targets: readonly string[]; readonly labels?: Readonly<Record<string, string>> }>;
+  /** A discovery job's Ingresses or Services (./discovery.ts), in Prometheus' form. */
+  readonly kubernetes_sd_configs?: ReadonlyArray<{
+    readonly role: 'ingress' | 'service';
+    readonly namespaces?: { readonly names: readonly string[] };
+    readonly selectors: ReadonlyArray<{ readonly role: 'ingress' | 'service'; readonly label: string }>;
+  }>;
   /** The probe jobs' three rules; the exporter's own job scrapes its address as it is. */
   readonly relabel_configs?: readonly RelabelRule[];
   /** How the exporter is scraped when it serves https and/or asks for a password (`exporter.tls`, `exporter.basicAuth`). */
@@ -27,9 +40,8 @@ export interface ScrapeConfig {
   readonly basic_auth?: { readonly username: string; readonly password_file: string };
 }
 
-/** A probe job: the module as parameter, the three rules. */
+/** A probe job: the module as parameter (or each group's, see MODULE_PARAM_LABEL), the three rules. */
 export interface ProbeScrapeConfig extends ScrapeConfig {
-  readonly params: { readonly module: readonly string[] };
   readonly relabel_configs: readonly RelabelRule[];
 }
 
@@ -65,21 +77,44 @@ export interface TargetGroup {
 }
 
 /**
- * A job's targets as target groups, the one shape every renderer of a scrape job (agent values, host files, Operator
- * Probes) writes them in. Each group carries the job's labels and its module as the `module` label, which the
- * probe's series do not otherwise say (the module is a query parameter), for the dashboard's filter and debug links.
+ * The label that gives a target group's scrapes their `module` parameter. Prometheus lets a scrape config's
+ * `params` outrank it, so a scrape config whose groups use several modules has no `params`, and each group this label.
  */
-export function targetGroups(job: Pick<ScrapeJob, 'module' | 'labels' | 'targets'>): TargetGroup[] {
-  return [{ targets: [...job.targets], labels: { ...job.labels, [MODULE_LABEL]: job.module } }];
+export const MODULE_PARAM_LABEL = '__param_module';
+
+/**
+ * A job's targets as target groups, the one shape every renderer of a scrape job (agent values, host files, Operator
+ * Probes) writes them in: targets that share a module and labels, in the order the spec first names each. A group's
+ * labels are the job's, its targets' own, and their module as the `module` label (which the probe's series do not
+ * otherwise say: the module is a query parameter), for the dashboard's filter, the debug links and the alerts; when
+ * the job's targets use several modules, each group also carries its module as `__param_module`.
+ */
+export function targetGroups(job: Pick<ScrapeJob, 'labels' | 'targets'>): TargetGroup[] {
+  const sets = targetSets(job);
+  const several = new Set(sets.map((set) => set.module)).size > 1;
+  return sets.map(({ module, labels, targets }) => ({ targets, labels: { ...labels, [MODULE_LABEL]: module, ...(several ? { [MODULE_PARAM_LABEL]: module } : {}) } }));
 }
 
+/** The one module every target of `job` uses, as the scrape config's `params`; none when they use several (see MODULE_PARAM_LABEL). */
+export function moduleParams(job: Pick<ScrapeJob, 'targets'>): { readonly module: readonly string[] } | undefined {
+  const modules = new Set(job.targets.map((target) => target.module));
+  return modules.size === 1 ? { module: [...modules] } : undefined;
+}
+
+/** A job as the agent's scrape configs: one per part of its static targets (see jobParts), then its discovery's (./discovery.ts). */
+export function renderJobScrapeConfigs(job: ScrapeJob, modules: Readonly<Record<string, SpecModule>>, exporterAddress: string): ProbeScrapeConfig[] {
+  return [...jobParts(job).map((part) => renderScrapeJob(part, exporterAddress)), ...renderDiscoveryScrapeConfigs(job, modules[job.module]!, exporterAddress)];
+}
+
+/** One part of a job (see jobParts) as the agent's scrape config. */
 export function renderScrapeJob(job: ScrapeJob, exporterAddress: string): ProbeScrapeConfig {
+  const params = moduleParams(job);
   return {
     job_name: job.name,
     scrape_interval: job.scrapeInterval,
     scrape_timeout: job.scrapeTimeout,
     metrics_path: PROBE_PATH,
-    params: { module: [job.module] },
+    ...(params && { params }),
     static_configs: targetGroups(job),
     relabel_configs: relabelRules(exporterAddress),
   };
@@ -100,5 +135,5 @@ export function renderExporterScrapeJob(exporterAddress: string): ScrapeConfig {
 }
 
 export function renderScrapeJobs(spec: Spec, exporterAddress: string = clusterExporterAddress(spec)): ProbeScrapeConfig[] {
-  return spec.jobs.map((job) => renderScrapeJob(job, exporterAddress));
+  return spec.jobs.flatMap((job) => renderJobScrapeConfigs(job, spec.modules, exporterAddress));
 }

@@ -29,7 +29,7 @@ describe('stack configuration', () => {
     expect(config.clusters.map((cluster) => cluster.name)).toEqual(['eu-west', 'us-east']);
     expect(config.clusters[0]).toMatchObject({ name: 'eu-west', kubeconfig: '/home/ops/.kube/eu-west', context: 'admin@eu-west' });
     expect(config.clusters[0]!.spec.namespace).toBe('monitoring');
-    expect(config.clusters[0]!.spec.jobs[0]!.targets).toEqual(['https://example.com', 'https://prometheus.io']);
+    expect(config.clusters[0]!.spec.jobs[0]!.targets.map(({ target }) => target)).toEqual(['https://example.com', 'https://prometheus.io']);
     expect(createsApiKey(config.searchEngine)).toBe(true);
     expect(config.agent).toEqual(valid.agent);
   });
@@ -47,7 +47,7 @@ describe('stack configuration', () => {
     expect(plain!.jobs[0]!.targets).toHaveLength(2);
     expect(overridden!.namespace).toBe('probes');
     expect(overridden!.exporter.replicas).toBe(3);
-    expect(overridden!.jobs[0]!.targets).toEqual(['https://example.com', 'https://prometheus.io', 'https://internal.example.test/health']);
+    expect(overridden!.jobs[0]!.targets.map(({ target }) => target)).toEqual(['https://example.com', 'https://prometheus.io', 'https://internal.example.test/health']);
   });
 
   it.each<[string, RawStackConfig, string]>([

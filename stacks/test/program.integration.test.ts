@@ -229,7 +229,7 @@ describe('parity with cdk8s synth', () => {
     ...spec,
     namespace: 'probes',
     exporter: { replicas: 2 },
-    jobs: [{ ...spec.jobs[0]!, targets: [...spec.jobs[0]!.targets, ...overrides.extraTargets['blackbox-exporter']] }, spec.jobs[1]!],
+    jobs: [{ ...spec.jobs[0]!, targets: [...(spec.jobs[0]!.targets ?? []), ...overrides.extraTargets['blackbox-exporter']] }, spec.jobs[1]!],
   };
 
   it.each<[string, SpecInput]>([

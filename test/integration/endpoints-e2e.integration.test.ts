@@ -21,7 +21,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { parseSpec, type SpecInput, type Spec } from '../../src/model';
-import { ALERTS, renderAlertRules, renderAlertRulesYaml, renderDashboard, renderExporterConfigYaml, renderExporterScrapeJob, renderProbe, renderScrapeJobs, type ScrapeConfig } from '../../src/render';
+import {
+  ALERTS,
+  renderAlertRules,
+  renderAlertRulesYaml,
+  renderDashboard,
+  renderExporterConfigYaml,
+  renderExporterScrapeJob,
+  renderProbes,
+  renderScrapeJobs,
+  type ScrapeConfig,
+} from '../../src/render';
 import { startExporter, type RunningExporter } from '../../exporter/loopback/reference-exporter';
 import { makeTlsFixtures, OPENSSL, type TlsFixtures } from '../../exporter/loopback/tls-fixtures';
 import { describeWithBinaries } from '../support/integration';
@@ -112,7 +122,7 @@ describeWithBinaries([PROMETHEUS, OPENSSL])('the endpoints monitored end to end:
     const scrapeConfigs: ScrapeConfig[] = [...renderScrapeJobs(spec, exporterAddress), { ...renderExporterScrapeJob(exporterAddress), scrape_interval: '1s', scrape_timeout: '1s' }];
     const global = { scrape_interval: '2s', evaluation_interval: '1s' };
     const rulesFile = { 'rules.yaml': renderAlertRulesYaml(spec) };
-    const probes = spec.jobs.map((job) => renderProbe(job, exporterAddress, { namespace: spec.namespace, labels: {} }));
+    const probes = spec.jobs.flatMap((job) => renderProbes(job, spec.modules[job.module]!, exporterAddress, { namespace: spec.namespace, labels: {} }));
     [server, receiver, operator] = await Promise.all([
       startPrometheus({ global, rule_files: ['rules.yaml'], scrape_configs: scrapeConfigs }, { files: rulesFile }),
       startPrometheus({ global, rule_files: ['rules.yaml'] }, { files: rulesFile, flags: ['--web.enable-remote-write-receiver'] }),

@@ -1,5 +1,6 @@
 /** The rendered scrape jobs, as Prometheus's own checker sees them, in every form and chart format that carries them. */
 import { parse } from 'yaml';
+import { parseSpec } from '../../src/model';
 import { localExporterAddress, renderScrapeJobs } from '../../src/render';
 import { genericChartValues } from '../../src/render/agent-charts/generic';
 import { prometheusChartValues } from '../../src/render/agent-charts/prometheus';
@@ -30,6 +31,30 @@ describeWithBinaries([PROMTOOL])('promtool check config', () => {
       expect(result.output).toContain('SUCCESS');
       expect(result.ok).toBe(true);
     }
+  });
+
+  it('accepts the discovery jobs: Ingresses and Services, with and without namespaces, an http and a tcp module, the per-target jobs beside them', async () => {
+    const discovering = parseSpec({
+      modules: { http_2xx: { preset: 'http_2xx' }, tcp: { prober: 'tcp' } },
+      jobs: [
+        {
+          name: 'web',
+          module: 'http_2xx',
+          labels: { team: 'web' },
+          targets: ['https://example.com', { target: 'https://pay.example.com', module: { http: { valid_status_codes: [401] } }, scrapeInterval: '5m' }],
+          discover: {
+            ingresses: { selector: { matchLabels: { 'probekit.io/probe': 'true' } }, namespaces: ['shop', 'pay'] },
+            services: { selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['web', 'api'] }] }, port: 'http' },
+          },
+        },
+        { name: 'databases', module: 'tcp', discover: { services: { selector: { matchLabels: { app: 'postgres' } }, port: 5432 } } },
+      ],
+    });
+    const jobs = renderScrapeJobs(discovering);
+    expect(jobs.map((job) => job.job_name)).toEqual(['web', 'web@5m', 'web@ingresses', 'web@services', 'databases@services']);
+    const result = await promtoolCheck(jobs);
+    expect(result.output).toContain('SUCCESS');
+    expect(result.ok).toBe(true);
   });
 
   it('would refuse a job whose timeout exceeds its interval, or a file the agent does not have (the check is real)', async () => {

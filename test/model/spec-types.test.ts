@@ -68,12 +68,12 @@ describe("the spec's hand-written types equal its schemas' inputs", () => {
       basicAuth: true,
     };
     expect(same(exporter, true satisfies Same<ExporterInput, z.input<typeof exporterSchema>>)).toEqual(fieldsOf(exporterSchema));
-    const job: Record<keyof JobInput, true> = { name: true, module: true, targets: true, scrapeInterval: true, scrapeTimeout: true, labels: true, alerts: true, slo: true };
+    const job: Record<keyof JobInput, true> = { name: true, module: true, targets: true, scrapeInterval: true, scrapeTimeout: true, labels: true, alerts: true, slo: true, discover: true };
     expect(same(job, true satisfies Same<JobInput, z.input<typeof jobSchema>>)).toEqual(fieldsOf(jobSchema));
     const thresholds: Record<keyof AlertThresholdsInput, true> = { downFor: true, slowerThan: true, slowFor: true, certificateWarningDays: true, certificateCriticalDays: true };
     expect(same(thresholds, true satisfies Same<AlertThresholdsInput, z.input<typeof thresholdsSchema>>)).toEqual(fieldsOf(thresholdsSchema));
     const shape = specSchema.shape;
-    const agent: Record<keyof AgentInput, true> = { chart: true, chartKey: true, exporterKey: true, enableExporter: true, remoteWrite: true, scrapeJobs: true };
+    const agent: Record<keyof AgentInput, true> = { chart: true, chartKey: true, exporterKey: true, enableExporter: true, remoteWrite: true, scrapeJobs: true, serviceAccount: true };
     expect(same(agent, true satisfies Same<AgentInput, NonNullable<SpecShape['agent']>>)).toEqual(fieldsOf(shape.agent.unwrap()));
     const remoteWrite: Record<keyof AlloyRemoteWriteInput, true> = { name: true, url: true, basicAuth: true, bearerTokenSecret: true };
     expect(same(remoteWrite, true satisfies Same<AlloyRemoteWriteInput, z.input<typeof remoteWriteSchema>>)).toEqual(fieldsOf(remoteWriteSchema));

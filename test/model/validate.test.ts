@@ -28,7 +28,15 @@ describe('spec defaults', () => {
       externalUrl: 'http://localhost:9115',
     });
     const thresholds = { downFor: '5m', slowerThan: '1s', slowFor: '10m', certificateWarningDays: 21, certificateCriticalDays: 7 };
-    expect(spec.jobs[0]).toEqual({ name: 'blackbox-exporter', module: 'http_2xx', targets: ['https://example.com'], scrapeInterval: '30s', scrapeTimeout: '30s', labels: {}, alerts: thresholds });
+    expect(spec.jobs[0]).toEqual({
+      name: 'blackbox-exporter',
+      module: 'http_2xx',
+      targets: [{ target: 'https://example.com', module: 'http_2xx', labels: {}, scrapeInterval: '30s' }],
+      scrapeInterval: '30s',
+      scrapeTimeout: '30s',
+      labels: {},
+      alerts: thresholds,
+    });
     expect(spec.agent).toEqual({ chart: 'generic', chartKey: 'agent', exporterKey: 'blackbox-exporter', enableExporter: false, scrapeJobs: true });
     expect(spec.searchEngine).toBeUndefined();
     expect(spec.dashboard).toEqual({ enabled: true, title: 'Endpoints', uid: 'probekit-endpoints', labels: { grafana_dashboard: '1' } });
@@ -449,5 +457,52 @@ describe('names that go into templates, refused where they are declared', () => 
     const modules = Object.fromEntries(['http_2xx', 'tcp-connect', 'dns.udp', '_internal', 'HTTP2'].map((name) => [name, { preset: 'http_2xx' }]));
     const jobs = ['web', 'Web sites (EU) 2', 'api:v2/health', 'Zürich, prod', 'blackbox-exporter'].map((name) => ({ name, module: 'http_2xx', targets: ['https://example.com'] }));
     expect(parseSpec(spec(modules, jobs)).jobs.map((job) => job.name)).toEqual(jobs.map((job) => job.name));
+  });
+});
+
+describe('targets written as objects, refused where a field is wrong', () => {
+  const job = (targets: unknown[], module: unknown = 'http_2xx'): SpecInput => minimal({ jobs: [{ name: 'web', module, targets } as never] });
+
+  it("names a bad module field of a target at jobs[i].targets[j].module, as a module's own problem is named", () => {
+    expect(problemsOf(job(['https://a.example', { target: 'https://b.example', module: { http: { valid_status_codes: ['401'] } } }]))).toEqual([
+      'jobs[0].targets[1].module.http.valid_status_codes[0]: must be a number, not text',
+    ]);
+    expect(problemsOf(job([{ target: 'https://b.example', module: { http: { methd: 'POST' } } }]))).toEqual(['jobs[0].targets[0].module.http.methd: unknown field; did you mean "method"?']);
+    expect(problemsOf(job([{ target: 'https://b.example', module: { tcp: {} } }]))).toEqual([
+      'jobs[0].targets[0].module.tcp: module has prober http but a tcp section; rename the section or the prober',
+    ]);
+    expect(problemsOf(job([{ target: 'https://b.example', module: { prober: 'tcp' } }]))).toEqual([
+      "jobs[0].targets[0].module.prober: is the job's module's; a target of another prober belongs to a job of its own, so remove prober here",
+    ]);
+    expect(problemsOf(job([{ target: 'https://b.example', module: { http: { headers: { Authorization: { fromEnv: 'TOKEN' } } } } }]))).toEqual([
+      'jobs[0].targets[0].module.http.headers.Authorization.prefix: must be the scheme and one space, for example prefix: "Bearer ": the exporter sends Authorization as its type and the credentials read from a file',
+    ]);
+  });
+
+  it("names a target's misspelt field, labels Prometheus or probekit set, an unknown module and an interval shorter than the timeout", () => {
+    expect(problemsOf(job([{ target: 'https://b.example', lables: { team: 'a' } }]))).toEqual(['jobs[0].targets[0].lables: unknown field; did you mean "labels"?']);
+    expect(problemsOf(job([{ target: 'https://b.example', labels: { '1x': 'z' } }]))).toEqual([
+      'jobs[0].targets[0].labels["1x"]: name must be a Prometheus label name: letters, digits and _, not starting with a digit',
+    ]);
+    expect(problemsOf(job([{ target: 'https://b.example', labels: { module: 'x', instance: 'y' } }]))).toEqual([
+      "jobs[0].targets[0].labels.module: is set by probekit to the target's module, for the dashboard and the alerts' debug links; remove it, or name the label otherwise",
+      'jobs[0].targets[0].labels.instance: is the target itself; remove it, or name the label otherwise',
+    ]);
+    expect(problemsOf(job([{ target: 'https://b.example', module: 'http_3xx' }]))).toEqual([
+      'jobs[0].targets[0].module: module "http_3xx" is not defined; use one of: http_2xx, or write the module\'s fields here',
+    ]);
+    expect(problemsOf(job([{ target: 'https://b.example', scrapeInterval: '10s' }]))).toEqual([
+      "jobs[0].targets[0].scrapeInterval: 10s is shorter than the job's scrapeTimeout 30s, which Prometheus refuses; raise scrapeInterval, or give the target a job of its own",
+    ]);
+    expect(problemsOf(job([{ target: 'example.com' }, 42]))).toEqual([
+      'jobs[0].targets[1]: must be an endpoint (https://example.com) or a mapping of target, labels, module, scrapeInterval, not number 42',
+      expect.stringMatching(/^jobs\[0\]\.targets\[0\]: "example\.com" /),
+    ]);
+  });
+
+  it('reports an unset variable of a secret a target adds where the target writes it', () => {
+    expect(problemsOf(job([{ target: 'https://b.example', module: { http: { headers: { 'X-Key': { fromEnv: 'TARGET_KEY' } } } } }]))).toEqual([
+      'jobs[0].targets[0].module.http.headers.X-Key.fromEnv: environment variable TARGET_KEY is not set; export it before synth, or reference an existing Secret with existingSecret: { name, key }',
+    ]);
   });
 });

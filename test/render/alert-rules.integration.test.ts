@@ -60,13 +60,13 @@ describe('the rules from the spec', () => {
     expect(web[ALERTS.uptimeBelowObjective].expr).toBe('avg_over_time(probe_success{job="web"}[30d]) < 0.999');
   });
 
-  it("every alert links to the exporter's debug output for its target, at the spec's external URL", () => {
+  it("every alert links to the exporter's debug output for its target with the series' module, at the spec's external URL", () => {
     for (const group of rules.groups) {
       for (const rule of group.rules) {
         const expected =
           group.name === 'probekit:exporter'
             ? 'https://probes.example.com/'
-            : expect.stringMatching(/^https:\/\/probes\.example\.com\/probe\?debug=true&module=[a-z_0-9]+&target=\{\{ \$labels\.instance \| urlquery \}\}$/);
+            : 'https://probes.example.com/probe?debug=true&module={{ $labels.module | urlquery }}&target={{ $labels.instance | urlquery }}';
         expect(rule.annotations.debug_url).toEqual(expected);
         expect(rule.annotations.summary).toContain('{{ $labels.instance }}');
       }
@@ -89,7 +89,7 @@ function withNames(base: Spec, names: ReadonlyArray<{ readonly job: string; read
     ...base,
     exporter: { ...base.exporter, externalUrl },
     modules: Object.fromEntries(names.map(({ module }) => [module, { prober: 'tcp' }])),
-    jobs: names.map(({ job: name, module }) => ({ ...job, name, module, targets: ['db.example.com:5432'] })),
+    jobs: names.map(({ job: name, module }) => ({ ...job, name, module, targets: [{ target: 'db.example.com:5432', module, labels: {}, scrapeInterval: job.scrapeInterval }] })),
   };
 }
 
@@ -141,6 +141,8 @@ describeWithBinaries([PROMTOOL])('promtool', () => {
         .replaceAll('{{ $labels.instance | urlquery }}', encodeURIComponent(labels.instance))
         .replaceAll('{{ $labels.instance }}', labels.instance)
         .replaceAll('{{ $labels.job }}', labels.job)
+        .replaceAll('{{ $labels.module | urlquery }}', encodeURIComponent(labels.module ?? ''))
+        .replaceAll('{{ $labels.module }}', labels.module ?? '')
         .replace(/\{\{ (printf "%\.1f" )?\$value( \| [a-zA-Z]+)? \}\}/g, value);
     return { exp_labels: { ...labels, ...rule.labels }, exp_annotations: Object.fromEntries(Object.entries(rule.annotations).map(([key, text]) => [key, fill(text)])) };
   }

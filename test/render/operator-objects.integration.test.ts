@@ -12,7 +12,7 @@ import {
   operatorTarget,
   renderAlertRules,
   renderExporterServiceMonitor,
-  renderProbe,
+  renderProbes,
   renderPrometheusRule,
   type ProbeObject,
   type PrometheusRuleObject,
@@ -31,7 +31,10 @@ const fieldsKnown: Array<true> = [
   true as KnownFields<ProbeObject, IProbe>,
   true as KnownFields<ProbeObject['spec'], ProbeSpec>,
   true as KnownFields<ProbeObject['spec']['prober'], ProbeSpec['prober']>,
-  true as KnownFields<ProbeObject['spec']['targets']['staticConfig'], NonNullable<ProbeSpec['targets']>['staticConfig']>,
+  true as KnownFields<ProbeObject['spec']['targets'], ProbeSpec['targets']>,
+  true as KnownFields<NonNullable<ProbeObject['spec']['targets']['staticConfig']>, NonNullable<ProbeSpec['targets']>['staticConfig']>,
+  true as KnownFields<NonNullable<ProbeObject['spec']['targets']['ingress']>, NonNullable<ProbeSpec['targets']>['ingress']>,
+  true as KnownFields<Element<NonNullable<ProbeObject['spec']['targets']['ingress']>['relabelingConfigs']>, Element<NonNullable<NonNullable<ProbeSpec['targets']>['ingress']>['relabelingConfigs']>>,
   true as KnownFields<ServiceMonitorObject['spec'], IServiceMonitor['spec']>,
   true as KnownFields<Element<ServiceMonitorObject['spec']['endpoints']>, MonitorEndpoint>,
   true as KnownFields<Element<Element<ServiceMonitorObject['spec']['endpoints']>['relabelings']>, Element<MonitorEndpoint['relabelings']>>,
@@ -45,23 +48,25 @@ const [websites] = spec.jobs;
 
 describe('Prometheus Operator objects', () => {
   it("a Probe: the job's name, the exporter as prober, its module, interval and timeout, the targets with their labels and module", () => {
-    expect(renderProbe(websites, 'probe-exporter.observability.svc:9115', target)).toEqual({
-      apiVersion: 'monitoring.coreos.com/v1',
-      kind: 'Probe',
-      metadata: { name: 'websites', namespace: 'observability', labels: { 'app.kubernetes.io/part-of': 'probekit', 'app.kubernetes.io/component': 'probe', release: 'kube-prometheus-stack' } },
-      spec: {
-        jobName: 'websites',
-        prober: { url: 'probe-exporter.observability.svc:9115', path: '/probe' },
-        module: 'http_2xx',
-        interval: '30s',
-        scrapeTimeout: '30s',
-        targets: { staticConfig: { static: ['https://example.com', 'http://example.org:8080/health'], labels: { team: 'web', module: 'http_2xx' } } },
+    expect(renderProbes(websites, spec.modules.http_2xx, 'probe-exporter.observability.svc:9115', target)).toEqual([
+      {
+        apiVersion: 'monitoring.coreos.com/v1',
+        kind: 'Probe',
+        metadata: { name: 'websites', namespace: 'observability', labels: { 'app.kubernetes.io/part-of': 'probekit', 'app.kubernetes.io/component': 'probe', release: 'kube-prometheus-stack' } },
+        spec: {
+          jobName: 'websites',
+          prober: { url: 'probe-exporter.observability.svc:9115', path: '/probe' },
+          module: 'http_2xx',
+          interval: '30s',
+          scrapeTimeout: '30s',
+          targets: { staticConfig: { static: ['https://example.com', 'http://example.org:8080/health'], labels: { team: 'web', module: 'http_2xx' } } },
+        },
       },
-    });
+    ]);
   });
 
   it('a job name Kubernetes would refuse as an object name is made fit, the job label keeps it', () => {
-    const probe = renderProbe({ ...websites, name: 'Web Sites_EU' }, 'x:9115', target);
+    const [probe] = renderProbes({ ...websites, name: 'Web Sites_EU' }, spec.modules.http_2xx, 'x:9115', target);
     expect(probe.metadata.name).toBe('web-sites-eu');
     expect(probe.spec.jobName).toBe('Web Sites_EU');
   });
@@ -75,13 +80,32 @@ describe('Prometheus Operator objects', () => {
 
   it("every object validates against the Operator's schema, and the check is real", async () => {
     expect(fieldsKnown.every(Boolean)).toBe(true);
-    const objects = [
-      ...spec.jobs.map((job) => renderProbe(job, 'probe-exporter.observability.svc:9115', target)),
+    const objects: Array<ProbeObject | ServiceMonitorObject | PrometheusRuleObject> = [
+      ...spec.jobs.flatMap((job) => renderProbes(job, spec.modules[job.module]!, 'probe-exporter.observability.svc:9115', target)),
       renderExporterServiceMonitor('probe-exporter', target),
       renderPrometheusRule('probe-exporter-alerts', renderAlertRules(spec), target),
     ];
+    const discovering = parseSpec({
+      modules: { http_2xx: { preset: 'http_2xx' } },
+      jobs: [
+        {
+          name: 'shop',
+          module: 'http_2xx',
+          labels: { team: 'shop' },
+          targets: ['https://example.com', { target: 'https://pay.example.com', labels: { team: 'pay' }, module: { http: { valid_status_codes: [401] } } }],
+          discover: { ingresses: { selector: { matchLabels: { app: 'shop' }, matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['internal'] }] }, namespaces: ['shop'] } },
+        },
+      ],
+    });
+    const probes = renderProbes(discovering.jobs[0], discovering.modules.http_2xx, 'probe-exporter.observability.svc:9115', target);
+    expect(probes.map((probe) => [probe.metadata.name, probe.spec.module === 'http_2xx', Object.keys(probe.spec.targets)])).toEqual([
+      ['shop', true, ['staticConfig']],
+      ['shop-2', false, ['staticConfig']],
+      ['shop-3', true, ['ingress']],
+    ]);
+    objects.push(...probes);
     expect(await operatorSchemaProblems(objects)).toEqual(objects.map(() => undefined));
-    const broken = { ...objects[0], spec: { ...objects[0].spec, interval: '30 seconds' } };
+    const broken = { ...objects[0], spec: { ...(objects[0] as ProbeObject).spec, interval: '30 seconds' } };
     expect(await operatorSchemaProblems([broken])).toEqual([expect.stringContaining('spec/interval must match pattern')]);
   });
 });

@@ -56,6 +56,52 @@ describe('target groups', () => {
   });
 });
 
+describe('targets with labels, module fields and intervals of their own', () => {
+  const perTarget = parseSpec({
+    modules: { http_2xx: { preset: 'http_2xx' } },
+    jobs: [
+      {
+        name: 'web',
+        module: 'http_2xx',
+        labels: { team: 'web' },
+        targets: [
+          'https://a.example.com',
+          { target: 'https://b.example.com', labels: { team: 'payments' } },
+          { target: 'https://c.example.com', module: { http: { valid_status_codes: [401] } } },
+          { target: 'https://d.example.com', module: { http: { valid_status_codes: [401] } } },
+          { target: 'https://e.example.com', scrapeInterval: '5m' },
+        ],
+      },
+    ],
+  });
+  const [main, slow] = renderScrapeJobs(perTarget);
+  const api = perTarget.jobs[0].targets[2].module;
+
+  it("groups targets by module and labels; several modules go as each group's __param_module, without params, which would outrank it", () => {
+    expect(api).toMatch(/^http_2xx\.valid_status_codes\.[0-9a-f]{6}$/);
+    expect(main.params).toBeUndefined();
+    expect(main.static_configs).toEqual([
+      { targets: ['https://a.example.com'], labels: { team: 'web', module: 'http_2xx', __param_module: 'http_2xx' } },
+      { targets: ['https://b.example.com'], labels: { team: 'payments', module: 'http_2xx', __param_module: 'http_2xx' } },
+      { targets: ['https://c.example.com', 'https://d.example.com'], labels: { team: 'web', module: api, __param_module: api } },
+    ]);
+  });
+
+  it('puts a target of another interval in a job of its own that keeps the job label, and every job has the three rules alone', () => {
+    expect(slow).toEqual({
+      job_name: 'web@5m',
+      scrape_interval: '5m',
+      scrape_timeout: '30s',
+      metrics_path: '/probe',
+      params: { module: ['http_2xx'] },
+      static_configs: [{ targets: ['https://e.example.com'], labels: { team: 'web', job: 'web', module: 'http_2xx' } }],
+      relabel_configs: main.relabel_configs,
+    });
+    expect(main.relabel_configs).toEqual(renderScrapeJobs(spec)[0].relabel_configs.map((rule, index) => (index === 2 ? { ...rule, replacement: 'blackbox-exporter.monitoring.svc:9115' } : rule)));
+    expect(main.relabel_configs).toHaveLength(3);
+  });
+});
+
 describe("the exporter's own job", () => {
   it('scrapes /metrics at the given address, without the probe rules', () => {
     expect(renderExporterScrapeJob('localhost:9115')).toEqual({

@@ -10,6 +10,8 @@ import type { ProbeObject } from '../../src/render';
 
 export function operatorProbeScrapeConfig(probe: ProbeObject): Record<string, unknown> {
   const { metadata, spec } = probe;
+  const { staticConfig } = spec.targets;
+  if (staticConfig === undefined) throw new Error(`Probe ${metadata.name}: only a Probe of static targets runs without a cluster`);
   return {
     job_name: `probe/${metadata.namespace}/${metadata.name}`,
     honor_timestamps: true,
@@ -17,7 +19,7 @@ export function operatorProbeScrapeConfig(probe: ProbeObject): Record<string, un
     scrape_interval: spec.interval,
     scrape_timeout: spec.scrapeTimeout,
     params: { module: [spec.module] },
-    static_configs: [{ targets: spec.targets.staticConfig.static, labels: { namespace: metadata.namespace, ...spec.targets.staticConfig.labels } }],
+    static_configs: [{ targets: staticConfig.static, labels: { namespace: metadata.namespace, ...staticConfig.labels } }],
     relabel_configs: [
       { source_labels: ['job'], target_label: '__tmp_prometheus_job_name' },
       { target_label: 'job', replacement: spec.jobName },

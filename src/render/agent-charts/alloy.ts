@@ -118,12 +118,14 @@ function componentLabels(jobNames: readonly string[]): string[] {
 const TLS_FIELDS = new Set(['ca_file', 'cert_file', 'key_file', 'server_name', 'insecure_skip_verify']);
 
 function ruleBlock(rule: RelabelRule): Block {
-  const { source_labels, target_label, replacement, ...unplaced } = rule;
+  const { source_labels, target_label, replacement, regex, action, ...unplaced } = rule;
   placedEverything(unplaced, 'relabel rule');
   return block('rule', [
     ...(source_labels === undefined ? [] : [attribute('source_labels', source_labels)]),
-    attribute('target_label', target_label),
+    ...(regex === undefined ? [] : [attribute('regex', regex)]),
+    ...(target_label === undefined ? [] : [attribute('target_label', target_label)]),
     ...(replacement === undefined ? [] : [attribute('replacement', replacement)]),
+    ...(action === undefined ? [] : [attribute('action', action)]),
   ]);
 }
 
@@ -135,9 +137,25 @@ function placedEverything(unplaced: Record<string, never>, what: string): void {
 
 /** One scrape job as Alloy components: its discovery.relabel when it has rules, and its prometheus.scrape. */
 function jobComponents(config: ScrapeConfig, label: string, forwardTo: Reference): Block[] {
-  const { job_name, scrape_interval, scrape_timeout, metrics_path, params, static_configs, relabel_configs, scheme, tls_config, basic_auth, ...unplaced } = config;
+  const { job_name, scrape_interval, scrape_timeout, metrics_path, params, static_configs, kubernetes_sd_configs, relabel_configs, scheme, tls_config, basic_auth, ...unplaced } = config;
   placedEverything(unplaced, `job ${job_name}`);
-  const targets: Value = static_configs.flatMap(({ targets: addresses, labels }) => addresses.map((address) => ({ __address__: address, ...labels })));
+  // A discovery job's objects come from a discovery.kubernetes component of the same label.
+  const [discovered, ...more] = kubernetes_sd_configs ?? [];
+  if (more.length > 0) throw new Error(`job ${job_name}: one kubernetes_sd_configs entry per job has a place in the Alloy configuration`);
+  const discovery =
+    discovered &&
+    block(
+      'discovery.kubernetes',
+      [
+        attribute('role', discovered.role),
+        ...(discovered.namespaces ? [block('namespaces', [attribute('names', discovered.namespaces.names)])] : []),
+        ...discovered.selectors.map((selector) => block('selectors', [attribute('role', selector.role), attribute('label', selector.label)])),
+      ],
+      label,
+    );
+  const targets: Value = discovery
+    ? new Reference(`discovery.kubernetes.${label}.targets`)
+    : (static_configs ?? []).flatMap(({ targets: addresses, labels }) => addresses.map((address) => ({ __address__: address, ...labels })));
   const relabel = relabel_configs === undefined || relabel_configs.length === 0 ? undefined : block('discovery.relabel', [attribute('targets', targets), ...relabel_configs.map(ruleBlock)], label);
   const tls = Object.entries(tls_config ?? {});
   const unknownTls = tls.filter(([field]) => !TLS_FIELDS.has(field));
@@ -166,7 +184,7 @@ function jobComponents(config: ScrapeConfig, label: string, forwardTo: Reference
     ],
     label,
   );
-  return relabel ? [relabel, scrape] : [scrape];
+  return [...(discovery ? [discovery] : []), ...(relabel ? [relabel] : []), scrape];
 }
 
 /** The remote_write component probekit writes when the spec gives its URL, and the Secret file it reads. */

@@ -135,7 +135,7 @@ describe('values for grafana/alloy', () => {
       'prometheus.scrape.probekit_Web_sites__EU__2_2',
       'prometheus.remote_write.probekit',
     ]);
-    expect(attributeOf(components.get('discovery.relabel.probekit_Web_sites__EU__2')!, 'targets')).toEqual([{ __address__: job.static_configs[0].targets[0], ...job.static_configs[0].labels }]);
+    expect(attributeOf(components.get('discovery.relabel.probekit_Web_sites__EU__2')!, 'targets')).toEqual([{ __address__: job.static_configs![0].targets[0], ...job.static_configs![0].labels }]);
     const scrape = components.get('prometheus.scrape.probekit_Web_sites__EU__2')!;
     expect([attributeOf(scrape, 'job_name'), attributeOf(scrape, 'scrape_interval'), attributeOf(scrape, 'scrape_timeout')]).toEqual(['Web sites (EU) 2', '24h', '1m30s']);
   });
@@ -169,7 +169,7 @@ describeWithBinaries([PROMETHEUS])('the Alloy configuration against the Promethe
     const prometheus = await startPrometheus({ global: { scrape_interval: '1h' }, scrape_configs: jobs.map((job) => ({ ...job, scrape_interval: '1h', scrape_timeout: '10s' })) });
     try {
       // Prometheus applies discovered targets to its scrape pools a few seconds after it starts.
-      const expected = jobs.reduce((count, job) => count + job.static_configs[0].targets.length, 0);
+      const expected = jobs.reduce((count, job) => count + job.static_configs![0].targets.length, 0);
       let reported: Array<{ labels: Record<string, string>; scrapeUrl: string }> = [];
       await eventually(20, async () => {
         reported = (await prometheus.activeTargets()).map(({ labels, scrapeUrl }) => ({ labels, scrapeUrl }));

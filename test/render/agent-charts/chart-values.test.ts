@@ -19,7 +19,7 @@ const FILE = 'probekit.agent-values.yaml';
 /** Jobs whose names, targets and label values hold hostile text, each a `{{` among it. */
 const hostileJobs: ScrapeConfig[] = samples(fc.tuple(templateText, fc.array(hostileText(), { minLength: 1, maxLength: 4 }), templateText), 60).map(([name, targets, label], index) => {
   const [job] = scrapeConfigs();
-  return { ...job, job_name: `${name}-${index}`, static_configs: [{ targets: [...targets, `https://example.com/${name}`], labels: { ...job.static_configs[0].labels, note: label } }] };
+  return { ...job, job_name: `${name}-${index}`, static_configs: [{ targets: [...targets, `https://example.com/${name}`], labels: { ...job.static_configs![0].labels, note: label } }] };
 });
 
 describe('values a chart passes through tpl', () => {
