@@ -30,6 +30,7 @@ const FLAGS = {
   title: { type: 'string', value: 'TEXT', default: 'Uptime report', help: "the HTML page's heading" },
   header: { type: 'string', value: "'NAME: VALUE'", multiple: true, help: 'a header sent with every query (Authorization, X-Scope-OrgID)' },
   'bearer-token-file': { type: 'string', value: 'FILE', help: 'a file holding a bearer token sent as Authorization to Prometheus' },
+  timeout: { type: 'string', value: 'D', default: '2m', help: 'how long Prometheus may take over one query' },
 } as const satisfies Flags;
 
 const HELP = helpText(
@@ -134,10 +135,14 @@ async function run(args: readonly string[], io: CliIo, now: () => number): Promi
   if (format === 'svg-badge' && values.job?.length !== 1) throw new UsageError('--format svg-badge draws one job: give --job NAME once (run once per job for more badges)');
   const window = chosenWindow(values, now());
   const sent = headers(io, values.header ?? [], values['bearer-token-file']);
+  const timeout = parseDuration(values.timeout);
+  if (timeout === undefined || timeout < 1000 || timeout % 1000 !== 0)
+    throw new UsageError(`--timeout ${values.timeout}: give whole seconds as ${DURATION_HINT.replace('5s, 1m30s or 500ms', '2m or 300s')}`);
+  const timeoutSeconds = timeout / 1000;
   const { jobs, slos } = chosenJobs(io, values.spec, values.job ?? []);
   let api;
   try {
-    api = prometheusApi(values.prometheus!, { headers: sent });
+    api = prometheusApi(values.prometheus!, { headers: sent, timeoutSeconds });
   } catch {
     throw new UsageError(`--prometheus ${values.prometheus}: not a URL; give Prometheus' base URL, such as http://prometheus:9090`);
   }

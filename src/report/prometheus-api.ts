@@ -44,7 +44,6 @@ export function shownUrl(url: URL): string {
 /** What a failed fetch says, in words: the cause's code (ECONNREFUSED) or message. */
 function cause(error: unknown): string {
   const inner = (error as { cause?: { code?: string; message?: string } }).cause;
-  if (error instanceof Error && error.name === 'TimeoutError') return 'no answer in time';
   return inner?.code ?? inner?.message ?? (error instanceof Error ? error.message : String(error));
 }
 
@@ -70,6 +69,9 @@ export function prometheusApi(base: string, options: ApiOptions = {}): Prometheu
     try {
       response = await doFetch(endpoint(path), { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutSeconds * 1000) });
     } catch (error) {
+      if (error instanceof Error && error.name === 'TimeoutError') {
+        throw new PrometheusFailure(`Prometheus at ${shown} did not answer a query within ${timeoutSeconds} s; give it longer with --timeout, or ask for less (a shorter window, fewer --job)`);
+      }
       throw new PrometheusFailure(`cannot reach Prometheus at ${shown}: ${cause(error)}; check --prometheus`);
     }
     if (response.status === 401 || response.status === 403) {

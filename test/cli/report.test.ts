@@ -12,6 +12,7 @@ describe('probekit report refuses a mistaken command line before querying', () =
     [['--window', '500ms'], '--window 500ms: give whole seconds or more as a Prometheus duration such as 30d, 7d or 24h'],
     [['--window', '1d', '--from', '2026-11-01T00:00:00Z'], '--window and --from exclude each other: give one of them'],
     [['--from', '2026-11-02T00:00:00Z', '--to', '2026-11-01T00:00:00Z'], '--from 2026-11-02T00:00:00Z: is not before --to (2026-11-01T00:00:00.000Z); give a start before the end'],
+    [['--timeout', '1.5s'], '--timeout 1.5s: give whole seconds as a Prometheus duration such as 2m or 300s'],
     [['--to', 'yesterday'], '--to yesterday: give a time as RFC 3339 (2026-11-01T00:00:00Z) or Unix seconds'],
     [['--format', 'pdf'], '--format pdf: give one of html, json, markdown, svg-badge'],
     [['--out', 'report.txt'], '--out report.txt: its extension says no format; give --format (html, json, markdown, svg-badge) or name the file .html, .json, .md or .svg'],
@@ -46,7 +47,7 @@ describe('probekit report refuses a mistaken command line before querying', () =
     const { code, stdout } = await runCli(['report', '--help']);
     expect(code).toBe(0);
     expect(stdout).toContain(
-      "usage: probekit report --prometheus URL [--spec FILE] [--job NAME]... [--window D | --from T] [--to T] [--format FORMAT] [--out FILE] [--title TEXT] [--header 'NAME: VALUE']... [--bearer-token-file FILE]",
+      "usage: probekit report --prometheus URL [--spec FILE] [--job NAME]... [--window D | --from T] [--to T] [--format FORMAT] [--out FILE] [--title TEXT] [--header 'NAME: VALUE']... [--bearer-token-file FILE] [--timeout D]",
     );
   });
 });
