@@ -8,7 +8,7 @@
  *   npm run bench:report [-- --fresh] [-- --runs N] [-- --days 30] [-- --targets 100]
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -169,14 +169,15 @@ async function settle(url: string): Promise<void> {
 /** One report by the built CLI under GNU time: wall seconds and peak resident KiB. */
 function timedReport(url: string, format: string): { seconds: number; peakMiB: number; bytes: number } {
   const out = join(tmpdir(), `probekit-bench-report.${format === 'markdown' ? 'md' : format}`);
-  const stats = execFileSync(
+  const statsFile = join(tmpdir(), 'probekit-bench-report.time');
+  execFileSync(
     '/usr/bin/time',
-    ['-f', '%e %M', process.execPath, MAIN, 'report', '--prometheus', url, '--window', `${DAYS}d`, '--to', String(END), '--format', format, '--out', out, '--timeout', '10m'],
+    ['-f', '%e %M', '-o', statsFile, process.execPath, MAIN, 'report', '--prometheus', url, '--window', `${DAYS}d`, '--to', String(END), '--format', format, '--out', out, '--timeout', '10m'],
     {
-      encoding: 'utf8',
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'ignore', 'inherit'],
     },
   );
+  const stats = readFileSync(statsFile, 'utf8');
   const [seconds, kib] = stats.trim().split('\n').at(-1)!.split(' ').map(Number);
   return { seconds: seconds!, peakMiB: kib! / 1024, bytes: statSync(out).size };
 }
