@@ -108,7 +108,10 @@ describeWithBinaries([PROMETHEUS, OPENSSL])('probe_failure_logs: from a failing 
     // Prometheus' 1 s scrape timeout less the exporter's default offset (0.5 s) left a probe of the 503 half a
     // second, which the whole suite on two cores sometimes took: 0.9 s makes that rare (see expectReasons).
     exporter = await startExporter('ours', 'modules:\n  http_2xx:\n    prober: http\n    timeout: 1s\n', { flags: ['--timeout-offset=0.1'] });
-    const job = renderScrapeJob({ name: 'checkout', module: 'http_2xx', targets: [{ target, module: 'http_2xx', labels: {}, scrapeInterval: '1s' }], scrapeInterval: '1s', scrapeTimeout: '1s', labels: {} }, exporter.baseUrl.replace('http://', ''));
+    const job = renderScrapeJob(
+      { name: 'checkout', module: 'http_2xx', targets: [{ target, module: 'http_2xx', labels: {}, scrapeInterval: '1s' }], scrapeInterval: '1s', scrapeTimeout: '1s', labels: {} },
+      exporter.baseUrl.replace('http://', ''),
+    );
     writeFileSync(join(dir, 'prometheus.yml'), stringify({ global: { scrape_interval: '1s' }, scrape_configs: [job] }));
     const port = await freePort();
     prometheusUrl = `http://127.0.0.1:${port}`;
