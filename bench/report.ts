@@ -116,8 +116,15 @@ async function backfill(): Promise<void> {
   process.stderr.write(`\nbackfill: ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 }
 
-function blocks(): number {
-  return readdirSync(TSDB).filter((name) => statSync(join(TSDB, name)).isDirectory() && /^[0-9A-Z]{26}$/.test(name)).length;
+/**
+ * Seconds of the window the TSDB's blocks hold, from each block's meta.json: a backfill that was stopped leaves
+ * blocks for part of the window, which must not pass for the whole.
+ */
+function coveredSeconds(): number {
+  const metas = readdirSync(TSDB)
+    .filter((name) => /^[0-9A-Z]{26}$/.test(name) && existsSync(join(TSDB, name, 'meta.json')))
+    .map((name) => JSON.parse(readFileSync(join(TSDB, name, 'meta.json'), 'utf8')) as { minTime: number; maxTime: number });
+  return metas.reduce((sum, meta) => sum + Math.max(0, Math.min(meta.maxTime / 1000, END) - Math.max(meta.minTime / 1000, START)), 0);
 }
 
 /** A loopback port nothing listens on. */
@@ -185,7 +192,8 @@ function timedReport(url: string, format: string): { seconds: number; peakMiB: n
 async function main(): Promise<void> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: npm run build first`);
   const runs = numberFlag('runs', 3);
-  if (process.argv.includes('--fresh') || !existsSync(TSDB) || blocks() === 0) await backfill();
+  // A block's maxTime is exclusive and its samples 30 s apart: a whole window is covered to within a sample a block.
+  if (process.argv.includes('--fresh') || !existsSync(TSDB) || coveredSeconds() < END - START - ((DAYS * 86_400) / BLOCK) * INTERVAL) await backfill();
   const prometheus = await startPrometheus();
   try {
     await settle(prometheus.url);
