@@ -108,8 +108,21 @@ export function genericChartTemplateProblems(job: object, path: FieldPath): Prob
     } else if (Array.isArray(value)) value.forEach((each, index) => visit(each, [...at, index]));
     else if (typeof value === 'object' && value !== null) for (const [key, each] of Object.entries(value)) visit(each, [...at, key]);
   };
-  // The job's name and module have rules of their own, which refuse braces.
-  for (const [key, value] of Object.entries(job)) if (key !== 'name' && key !== 'module') visit(value, [...path, key]);
+  // The job's name and module have rules of their own, which refuse braces, as does a target's module when it names
+  // one. A target is reported at its `target` field whether it was written as a string or as an object, so the
+  // spec (which reads strings as objects) and AgentValues name it alike.
+  for (const [key, value] of Object.entries(job)) {
+    if (key === 'name' || key === 'module') continue;
+    if (key !== 'targets' || !Array.isArray(value)) {
+      visit(value, [...path, key]);
+      continue;
+    }
+    value.forEach((target: unknown, index) => {
+      const fields = typeof target === 'string' ? { target } : target;
+      if (typeof fields !== 'object' || fields === null) return visit(fields, [...path, key, index]);
+      for (const [field, each] of Object.entries(fields)) if (!(field === 'module' && typeof each === 'string')) visit(each, [...path, key, index, field]);
+    });
+  }
   return problems;
 }
 

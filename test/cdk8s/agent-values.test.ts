@@ -127,8 +127,8 @@ describe('AgentValues refuses, in the words a spec file gets', () => {
     const templated = { ...job, targets: ['https://example.com/?q={{ .Release.Name }}'], labels: { team: 'a{{b' } } satisfies JobInput;
     const agent = agentValues();
     expect(problemsOf(() => agent.addScrapeJob(templated))).toEqual(specProblems([templated]));
-    expect(problemsOf(() => agent.addScrapeJob(templated)).map((problem) => problem.split(':')[0])).toEqual(['jobs[0].targets[0]', 'jobs[0].labels.team']);
-    expect(() => agentValues({ jobs: [templated] })).toThrow(/^probes\/agent: jobs\[0\]\.targets\[0\]: holds "\{\{"/);
+    expect(problemsOf(() => agent.addScrapeJob(templated)).map((problem) => problem.split(':')[0])).toEqual(['jobs[0].targets[0].target', 'jobs[0].labels.team']);
+    expect(() => agentValues({ jobs: [templated] })).toThrow(/^probes\/agent: jobs\[0\]\.targets\[0\]\.target: holds "\{\{"/);
     expect(agentValues({ chart: 'prometheus', jobs: [templated] }).values.extraScrapeConfigs).toContain('{{ `{` }}{ .Release.Name }}');
   });
 

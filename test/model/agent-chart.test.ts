@@ -108,7 +108,7 @@ describe('agent.chart', () => {
         const templated = [target, labelValue].map((text) => text.includes('{{'));
         if (templated.some(Boolean)) {
           const problems = problemsOf(() => parseSpec(input));
-          const expected = [templated[0] && 'jobs[0].targets[0]', templated[1] && 'jobs[0].labels.team'].filter(Boolean);
+          const expected = [templated[0] && 'jobs[0].targets[0].target', templated[1] && 'jobs[0].labels.team'].filter(Boolean);
           expect(problems.map((problem) => problem.split(':')[0])).toEqual(expected);
           for (const problem of problems) expect(problem).toMatch(/holds "\{\{", which the generic agent chart may run as a Go template .* set agent\.chart to the chart that runs the agent/);
           // The charts probekit writes for their tpl take the same texts.
