@@ -285,7 +285,7 @@ describeWithBinaries([PROMTOOL])('promtool', () => {
       exp_annotations: {
         summary: 'db.example.com:5432 is down',
         description: `Every probe of db.example.com:5432 (job ${labels.job}, module ${labels.module}) has failed for 5m.`,
-        debug_url: `${externalUrl}/probe?debug=true&module=${encodeURIComponent(labels.module)}&target=db.example.com%3A5432`,
+        debug_url: `${externalUrl}/probe?debug=true&module=${goQueryEscape(labels.module)}&target=db.example.com%3A5432`,
       },
     }));
     writeFileSync(join(dir, 'rules.yaml'), renderAlertRulesYaml(hostile));
@@ -309,3 +309,10 @@ describeWithBinaries([PROMTOOL])('promtool', () => {
     expect(result.output).toContain('FAILED');
   });
 });
+
+/** Go's url.QueryEscape, which the annotation's `urlquery` is: all but letters, digits and `-_.~` escaped, a space as `+`. */
+function goQueryEscape(text: string): string {
+  return encodeURIComponent(text)
+    .replace(/[!'()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/%20/g, '+');
+}
