@@ -1,9 +1,9 @@
 /**
- * The plain HTTP scenario as the issue that asked for it measured it: nginx (Debian's nginx-light) as the
- * probed target, and wrk as the load on the exporter's /probe. wrk reports percentiles, not each request, so a
- * round here carries its own p50 and p99 instead of latencies.
+ * The nginx scenarios: nginx (Debian's nginx-light) as the probed target, over plain HTTP and over TLS with an
+ * ECDSA P-256 and an RSA-2048 certificate, TLS 1.2 and 1.3, and wrk as the load on the exporter's /probe. wrk
+ * reports percentiles, not each request, so a round here carries its own p50 and p99 instead of latencies.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,22 +20,82 @@ export function nginxWrkUnavailable(): string | undefined {
   return missing.length === 0 ? undefined : `${missing.join(' and ')} missing: install nginx-light and wrk`;
 }
 
+/** The certificate kinds of the TLS scenarios: each its own CA, which signs a leaf for 127.0.0.1 with the same kind of key. */
+export const NGINX_KEYS = { ecdsa: ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'], rsa: ['-newkey', 'rsa:2048'] } as const;
+export type NginxKey = keyof typeof NGINX_KEYS;
+export const NGINX_TLS_VERSIONS = ['TLSv1.2', 'TLSv1.3'] as const;
+export type NginxTlsVersion = (typeof NGINX_TLS_VERSIONS)[number];
+
+/** A TLS listener of nginx: its key kind, the one protocol version it speaks, and its port. */
+export interface NginxTlsListener {
+  readonly key: NginxKey;
+  readonly version: NginxTlsVersion;
+  readonly port: number;
+}
+
 export interface Nginx {
   readonly port: number;
+  readonly tls: readonly NginxTlsListener[];
+  /** The CA file of each key kind, for a module's tls_config.ca_file. */
+  readonly caFiles: Readonly<Record<NginxKey, string>>;
   stop(): Promise<void>;
 }
 
-/** nginx on a loopback port, one worker, answering every request with a short text, its files in a temporary folder. */
+/** A CA and a server certificate it signs (subjectAltName 127.0.0.1 and localhost) for each key kind, made with openssl in `dir`. */
+function makeCertificates(dir: string): void {
+  const openssl = (...args: string[]): void => void execFileSync('/usr/bin/openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  for (const [kind, key] of Object.entries(NGINX_KEYS)) {
+    openssl(
+      'req',
+      '-x509',
+      ...key,
+      '-nodes',
+      '-keyout',
+      `${kind}-ca.key`,
+      '-out',
+      `${kind}-ca.crt`,
+      '-days',
+      '3650',
+      '-subj',
+      `/O=probekit bench/CN=${kind} CA`,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    );
+    openssl('req', ...key, '-nodes', '-keyout', `${kind}.key`, '-out', `${kind}.csr`, '-subj', '/O=probekit bench/CN=localhost');
+    writeFileSync(join(dir, `${kind}.ext`), 'extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n');
+    openssl('x509', '-req', '-in', `${kind}.csr`, '-CA', `${kind}-ca.crt`, '-CAkey', `${kind}-ca.key`, '-CAcreateserial', '-out', `${kind}.crt`, '-days', '90', '-extfile', `${kind}.ext`);
+  }
+}
+
+/**
+ * nginx on loopback ports, answering every request with a short text, its files in a temporary folder: plain
+ * HTTP on `port`, and a TLS listener for each key kind and protocol version. Two workers, so that on a 2-core
+ * machine the handshakes' server side (an RSA signature each) is not what limits either exporter. Sessions are
+ * neither cached nor ticketed: every probe makes a full handshake, as each exporter's probes do.
+ */
 export async function startNginx(): Promise<Nginx> {
   const prefix = mkdtempSync(join(tmpdir(), 'probekit-nginx-'));
-  for (const folder of ['logs', 'temp']) mkdirSync(join(prefix, folder));
+  for (const folder of ['logs', 'temp', 'tls']) mkdirSync(join(prefix, folder));
+  makeCertificates(join(prefix, 'tls'));
   const port = await freePort();
+  const tls: NginxTlsListener[] = [];
+  for (const key of Object.keys(NGINX_KEYS) as NginxKey[]) for (const version of NGINX_TLS_VERSIONS) tls.push({ key, version, port: await freePort() });
+  const tlsServer = ({ key, version, port: tlsPort }: NginxTlsListener): string => `server {
+    listen 127.0.0.1:${tlsPort} ssl;
+    ssl_certificate ${join(prefix, 'tls', `${key}.crt`)};
+    ssl_certificate_key ${join(prefix, 'tls', `${key}.key`)};
+    ssl_protocols ${version};
+    ssl_session_cache off;
+    ssl_session_tickets off;
+    location / { return 200 "hello from nginx\\n"; }
+  }`;
   const temp = (name: string): string => `${name}_temp_path ${join(prefix, 'temp', name)};`;
   writeFileSync(
     join(prefix, 'nginx.conf'),
     `daemon off;
-master_process off;
-worker_processes 1;
+worker_processes 2;
 pid ${join(prefix, 'nginx.pid')};
 error_log ${join(prefix, 'logs', 'error.log')} warn;
 events { worker_connections 4096; }
@@ -46,6 +106,7 @@ http {
     listen 127.0.0.1:${port};
     location / { return 200 "hello from nginx\\n"; }
   }
+  ${tls.map(tlsServer).join('\n  ')}
 }
 `,
   );
@@ -66,7 +127,7 @@ http {
       (response) => response.ok,
       () => false,
     );
-    if (ok) return { port, stop };
+    if (ok) return { port, tls, caFiles: { ecdsa: join(prefix, 'tls', 'ecdsa-ca.crt'), rsa: join(prefix, 'tls', 'rsa-ca.crt') }, stop };
     if (Date.now() > until) {
       await stop();
       throw new Error(`nginx did not answer on port ${port}: ${stderr}`);

@@ -33,7 +33,7 @@ import { makeTlsFixtures } from '../loopback/tls-fixtures';
 import { OUR_EXPORTER_MAIN, REFERENCE_EXPORTER, startExporter, type RunningExporter, type StartOptions } from '../loopback/reference-exporter';
 import { FROM_SOURCE } from '../loopback/from-source';
 import { memoryOf, ProbeClient, resetPeakMemory, round, summarize, type Round, type Summary } from './measure';
-import { nginxWrkUnavailable, startNginx, wrkRound } from './nginx-wrk';
+import { nginxWrkUnavailable, startNginx, wrkRound, type Nginx } from './nginx-wrk';
 import { ROBUSTNESS_SCENARIOS, runRobustness } from './robustness';
 import type { TargetPorts } from './target-server';
 
@@ -104,7 +104,40 @@ async function icmpUnavailable(config: string, ours: StartOptions): Promise<stri
   }
 }
 
-function scenarios(ports: TargetPorts, caFile: string, nginxPort: number | undefined): Scenario[] {
+/**
+ * nginx over TLS, the figures of record for TLS: each key kind and protocol version, verified against the
+ * listener's CA (as a probe of a production target verifies), and ECDSA over TLS 1.3 also with
+ * insecure_skip_verify. wrk is the load, as in the plain nginx scenario.
+ */
+function nginxTlsScenarios(nginx: Nginx | undefined, timeout: string): Scenario[] {
+  const ip4 = { preferred_ip_protocol: 'ip4', ip_protocol_fallback: false } as const;
+  const unavailable = async (): Promise<string | undefined> => nginxWrkUnavailable();
+  const listeners = nginx?.tls ?? [];
+  const verified = listeners.map(({ key, version, port }): Scenario => ({
+    label: `nginx ${key.toUpperCase()} ${version.replace('TLSv', 'TLS ')}`,
+    module: `https_nginx_${key}_${version.replace('TLSv1.', 'tls1')}`,
+    target: `https://127.0.0.1:${port}/`,
+    config: { prober: 'http', timeout, http: { ...ip4, tls_config: { ca_file: nginx!.caFiles[key] } } },
+    wrk: true,
+    unavailable,
+  }));
+  const ecdsa13 = listeners.find(({ key, version }) => key === 'ecdsa' && version === 'TLSv1.3');
+  const skipVerify: Scenario[] = ecdsa13
+    ? [
+        {
+          label: 'nginx ECDSA 1.3 skip',
+          module: 'https_nginx_ecdsa_tls13_skip_verify',
+          target: `https://127.0.0.1:${ecdsa13.port}/`,
+          config: { prober: 'http', timeout, http: { ...ip4, tls_config: { insecure_skip_verify: true } } },
+          wrk: true,
+          unavailable,
+        },
+      ]
+    : [];
+  return [...verified, ...skipVerify];
+}
+
+function scenarios(ports: TargetPorts, caFile: string, nginx: Nginx | undefined): Scenario[] {
   const timeout = '5s';
   // Targets are addresses, so no scenario measures name resolution.
   const ip4 = { preferred_ip_protocol: 'ip4', ip_protocol_fallback: false } as const;
@@ -130,11 +163,12 @@ function scenarios(ports: TargetPorts, caFile: string, nginxPort: number | undef
     {
       label: 'HTTP nginx, wrk',
       module: 'http_nginx',
-      target: `http://127.0.0.1:${nginxPort ?? 0}/`,
+      target: `http://127.0.0.1:${nginx?.port ?? 0}/`,
       config: { prober: 'http', timeout, http: ip4 },
       wrk: true,
       unavailable: async () => nginxWrkUnavailable(),
     },
+    ...nginxTlsScenarios(nginx, timeout),
   ];
 }
 
@@ -296,7 +330,7 @@ async function startTargets(certFile: string, keyFile: string): Promise<{ ports:
   return { ports, stop: () => child.stdin!.end() };
 }
 
-const LABEL_WIDTH = 17;
+const LABEL_WIDTH = 20;
 
 /** `reference/ours (ours÷reference)`, the ratio marked when it is on the wrong side of 1. */
 function cell(reference: number, ours: number, digits: number, higherIsBetter: boolean): string {
@@ -391,7 +425,7 @@ async function main(): Promise<void> {
   const targets = await startTargets(pki.serverCertFile, pki.serverKeyFile);
   const nginx = nginxWrkUnavailable() === undefined ? await startNginx() : undefined;
   try {
-    const all = scenarios(targets.ports, pki.caFile, nginx?.port);
+    const all = scenarios(targets.ports, pki.caFile, nginx);
     const known = new Set<string>([...all.flatMap((scenario) => [scenario.module, scenario.config.prober]), ...ROBUSTNESS_SCENARIOS]);
     const unknown = SCENARIO_FILTER?.filter((name) => !known.has(name)) ?? [];
     if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: no scenario ${unknown.join(', ')}; there are ${[...known].join(', ')}`);
