@@ -84,10 +84,13 @@ function headers(io: CliIo, given: readonly string[], tokenFile: string | undefi
   return result;
 }
 
-/** The jobs to report and their objectives: the spec's (those named by --job, each checked), else the --job names. */
-function chosenJobs(io: CliIo, specFlag: string | undefined, named: readonly string[]): { jobs: string[]; slos: Record<string, number> } {
+/**
+ * The jobs to report, their objectives and their targets: the spec's (those named by --job, each checked), else
+ * the --job names alone.
+ */
+function chosenJobs(io: CliIo, specFlag: string | undefined, named: readonly string[]): { jobs: string[]; slos: Record<string, number>; expected: Record<string, string[]> } {
   const file = specFlag ?? (io.env.PROBEKIT_SPEC === '' ? undefined : io.env.PROBEKIT_SPEC);
-  if (file === undefined) return { jobs: [...named], slos: {} };
+  if (file === undefined) return { jobs: [...named], slos: {}, expected: {} };
   let jobs;
   try {
     jobs = readSpecFile(file, { env: io.env, cwd: io.cwd, namedBy: specFlag === undefined ? `PROBEKIT_SPEC=${file}` : `--spec ${file}` }).spec.jobs;
@@ -101,7 +104,10 @@ function chosenJobs(io: CliIo, specFlag: string | undefined, named: readonly str
     throw new UsageError(`--job ${name}: the spec has no such job; ${suggestion ? `did you mean "${suggestion}"? ` : ''}its jobs are ${all.join(', ')}`);
   }
   const slos = Object.fromEntries(jobs.flatMap((job) => (job.slo === undefined ? [] : [[job.name, job.slo] as const])));
-  return { jobs: named.length > 0 ? [...named] : all, slos };
+  const chosen = named.length > 0 ? [...named] : all;
+  // A target's series carry it as their instance label (the seed's second relabel rule); discovered targets are not known here.
+  const expected = Object.fromEntries(jobs.filter((job) => chosen.includes(job.name)).map((job) => [job.name, job.targets.map((target) => target.target)]));
+  return { jobs: chosen, slos, expected };
 }
 
 function chosenFormat(format: string | undefined, out: string | undefined): ReportFormat {
@@ -139,7 +145,7 @@ async function run(args: readonly string[], io: CliIo, now: () => number): Promi
   if (timeout === undefined || timeout < 1000 || timeout % 1000 !== 0)
     throw new UsageError(`--timeout ${values.timeout}: give whole seconds as ${DURATION_HINT.replace('5s, 1m30s or 500ms', '2m or 300s')}`);
   const timeoutSeconds = timeout / 1000;
-  const { jobs, slos } = chosenJobs(io, values.spec, values.job ?? []);
+  const { jobs, slos, expected } = chosenJobs(io, values.spec, values.job ?? []);
   let api;
   try {
     api = prometheusApi(values.prometheus!, { headers: sent, timeoutSeconds });
@@ -154,6 +160,7 @@ async function run(args: readonly string[], io: CliIo, now: () => number): Promi
       ...window,
       jobs,
       slos,
+      expected,
       progress: onTerminal ? (done, total) => io.stderr(`\rquerying ${api.shownUrl}: ${done} of ${total} queries`) : undefined,
     });
   } catch (error) {

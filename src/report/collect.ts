@@ -6,7 +6,7 @@
  */
 import { PROBE_METRICS } from '../render/probe-metrics';
 import { bucketRuns, failed, joinedRuns, type BucketRuns, type Sample } from './incidents';
-import { errorBudgetRemaining, REPORT_SCHEMA_VERSION, type Incident, type JobReport, type Report, type TargetReport } from './model';
+import { errorBudgetRemaining, REPORT_SCHEMA_VERSION, type Incident, type JobReport, type Report, type TargetReport, type UnseenTarget } from './model';
 import { PrometheusFailure, type PrometheusApi, type Series } from './prometheus-api';
 
 export interface ReportRequest {
@@ -17,6 +17,8 @@ export interface ReportRequest {
   readonly window: string;
   /** The jobs to report; none: every job with probe_success series. */
   readonly jobs: readonly string[];
+  /** Each job's targets as the spec names them (the `instance` label they get), to list those without series. */
+  readonly expected?: Readonly<Record<string, readonly string[]>>;
   /** Each job's objective in percent, from the spec. */
   readonly slos: Readonly<Record<string, number>>;
   /** Called as queries finish: how many are done of how many known so far. */
@@ -218,7 +220,14 @@ export async function collectReport(api: PrometheusApi, request: ReportRequest):
     generatedAt: (request.generatedAt ?? new Date()).toISOString(),
     jobs: jobReports(reports),
     targets: reports,
+    unseen: unseenTargets(request.expected ?? {}, reports),
   };
+}
+
+/** The expected targets that no report covers (from any location), in the spec's order of jobs and targets. */
+function unseenTargets(expected: Readonly<Record<string, readonly string[]>>, reports: readonly TargetReport[]): UnseenTarget[] {
+  const seen = new Set(reports.map((target) => `${target.job}\u0000${target.instance}`));
+  return Object.entries(expected).flatMap(([job, instances]) => [...new Set(instances)].filter((instance) => !seen.has(`${job}\u0000${instance}`)).map((instance) => ({ job, instance })));
 }
 
 /** The phase metrics of the probers that time their phases (http, icmp, grpc), as one name pattern. */

@@ -170,6 +170,17 @@ ${incidentList(job, targets)}
 </section>`;
 }
 
+/** The spec's targets without series in the window, in a section of their own after the jobs. */
+function unseenSection(report: Report): string {
+  if (report.unseen.length === 0) return '';
+  const count = report.unseen.length;
+  const rows = report.unseen.map((target) => `<tr><td>${escape(target.job)}</td><td><span class="instance">${escape(target.instance)}</span></td></tr>`);
+  return `<section class="job unseen">
+<div class="job-head"><h2>Not seen in this window</h2><span class="figure"><b>${count}</b> target${count === 1 ? '' : 's'} of the spec without a probe: not scraped yet, renamed, or ${count === 1 ? 'its' : 'their'} agent not running; left out of every figure above</span></div>
+<table><thead><tr><th>Job</th><th>Target</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+</section>`;
+}
+
 export interface HtmlOptions {
   /** The page's heading. @default Uptime report */
   readonly title?: string;
@@ -198,7 +209,7 @@ export function renderHtml(report: Report, options: HtmlOptions = {}): string {
 <body>
 <main>
 <header>
-<div><div class="eyebrow">${report.jobs.length} job${report.jobs.length === 1 ? '' : 's'} · ${targets.length} target${targets.length === 1 ? '' : 's'} · the last ${escape(report.window)}</div><h1>${escape(title)}</h1><p class="window">${escape(day(report.from))} to ${escape(day(report.to))}</p></div>
+<div><div class="eyebrow">${report.jobs.length} job${report.jobs.length === 1 ? '' : 's'} · ${targets.length} target${targets.length === 1 ? '' : 's'}${report.unseen.length === 0 ? '' : ` (${report.unseen.length} more not seen)`} · the last ${escape(report.window)}</div><h1>${escape(title)}</h1><p class="window">${escape(day(report.from))} to ${escape(day(report.to))}</p></div>
 <div class="overall"><span class="dot ${status === 'degraded' ? 'up' : status}"></span>${statusText}</div>
 </header>
 <div class="cards">
@@ -208,6 +219,7 @@ ${card('Downtime', duration(downtime), 'summed over the targets')}
 ${card('Checks', report.targets.reduce((sum, target) => sum + target.samples, 0).toLocaleString('en-US'), 'probes recorded in the window')}
 </div>
 ${report.jobs.map((job) => jobSection(report, job)).join('\n')}
+${unseenSection(report)}
 <footer>Uptime is Prometheus' <code>avg_over_time(probe_success[${escape(report.window)}])</code> at the window's end; an incident runs from the first failed probe to the first successful one after it. Written by probekit report from ${escape(report.prometheus)} at ${escape(when(report.generatedAt))}.</footer>
 </main>
 </body>

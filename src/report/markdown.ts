@@ -59,6 +59,23 @@ function jobSection(job: JobReport, targets: readonly TargetReport[]): string {
   return lines.join('\n');
 }
 
+/** The spec's targets without series in the window, as a last section; none when every target was seen. */
+function unseenSection(report: Report): string[] {
+  if (report.unseen.length === 0) return [];
+  const count = report.unseen.length;
+  return [
+    [
+      '## Not seen in the window',
+      '',
+      `${count} target${count === 1 ? '' : 's'} of the spec ha${count === 1 ? 's' : 've'} no probe_success series from ${when(report.from)} to ${when(report.to)}: not scraped yet, renamed, or ${count === 1 ? 'its' : 'their'} agent not running. ${count === 1 ? 'It is' : 'They are'} left out of the figures above.`,
+      '',
+      row(['Job', 'Target']),
+      row(['---', '---']),
+      ...report.unseen.map((target) => row([cell(target.job), cell(target.instance)])),
+    ].join('\n'),
+  ];
+}
+
 export function renderMarkdown(report: Report): string {
   const header = `# Uptime from ${when(report.from)} to ${when(report.to)} (${report.window})`;
   const sections = report.jobs.map((job) =>
@@ -68,5 +85,5 @@ export function renderMarkdown(report: Report): string {
     ),
   );
   const footer = `Uptime is Prometheus' avg_over_time(probe_success[${report.window}]) at the window's end; an incident runs from the first failed probe to the first successful one after it. Written by probekit report from ${report.prometheus} at ${when(report.generatedAt)}.`;
-  return `${[header, ...sections, footer].join('\n\n')}\n`;
+  return `${[header, ...sections, ...unseenSection(report), footer].join('\n\n')}\n`;
 }

@@ -62,6 +62,15 @@ export interface JobReport {
   readonly locations: readonly string[];
 }
 
+/**
+ * A target the spec names (with --spec) that has no probe_success series in the window: not scraped yet, renamed,
+ * or its agent not running. It is listed, and left out of every figure: its uptime is unknown, not 0 or 100.
+ */
+export interface UnseenTarget {
+  readonly job: string;
+  readonly instance: string;
+}
+
 export interface Report {
   readonly schemaVersion: typeof REPORT_SCHEMA_VERSION;
   /** Prometheus' base URL, without credentials. */
@@ -76,6 +85,8 @@ export interface Report {
   readonly generatedAt: string;
   readonly jobs: readonly JobReport[];
   readonly targets: readonly TargetReport[];
+  /** The spec's targets without a series in the window (empty without --spec), by job and target. */
+  readonly unseen: readonly UnseenTarget[];
 }
 
 /** The error budget left, in percent of the budget: 100 at full uptime, 0 at the objective, below 0 past it. */

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DOMParser } from '@xmldom/xmldom';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { freePort, startExporter, type RunningExporter } from '../../exporter/loopback/reference-exporter';
 import { makeTlsFixtures, OPENSSL } from '../../exporter/loopback/tls-fixtures';
 import { parseSpec, type SpecInput } from '../../src/model';
@@ -172,6 +172,20 @@ describeWithBinaries([PROMETHEUS, CHROMIUM, OPENSSL])('probekit report against P
     const flaky = target(targets.flaky);
     expect(flaky.errorBudgetRemainingPercent).toBeCloseTo(((10 - (100 - flaky.uptimePercent)) / 10) * 100, 9);
     expect(target(targets.down)).toMatchObject({ slo: null, errorBudgetRemainingPercent: null });
+  });
+
+  it('lists a target the spec names that Prometheus has no series of, apart from every figure', async () => {
+    expect(report.unseen).toEqual([]);
+    const never = 'http://127.0.0.1:9/not-deployed-yet';
+    const input = parse(readFileSync(join(dir, 'probekit.yaml'), 'utf8')) as SpecInput;
+    const grown = { ...input, jobs: input.jobs!.map((job) => (job.name === 'storefront' ? { ...job, targets: [...job.targets!, never] } : job)) };
+    writeFileSync(join(dir, 'grown.yaml'), stringify(grown));
+    const { code, stdout } = await runCli(['report', '--prometheus', prometheus.url, '--spec', join(dir, 'grown.yaml'), '--from', String(from), '--to', String(to), '--format', 'json']);
+    expect(code).toBe(0);
+    const withNew = JSON.parse(stdout) as Report;
+    expect(withNew.unseen).toEqual([{ job: 'storefront', instance: never }]);
+    expect(withNew.targets.map((entry) => entry.instance).sort()).toEqual(report.targets.map((entry) => entry.instance).sort());
+    expect(withNew.jobs.find((job) => job.job === 'storefront')!.targets).toBe(2);
   });
 
   it('writes a Markdown table per job, a row per target', async () => {

@@ -109,6 +109,21 @@ describe('collectReport', () => {
     ]);
   });
 
+  it("lists the spec's targets that have no series in the window, once whatever their locations, and counts them in no figure", async () => {
+    const seen = { metric: { job: 'web', instance: 'https://a.example', location: 'eu' }, samples: samples(FROM, TO) };
+    const alsoSeen = { metric: { job: 'web', instance: 'https://a.example', location: 'us' }, samples: samples(FROM, TO, () => true) };
+    const { api } = fakePrometheus([seen, alsoSeen]);
+    const expected = { web: ['https://a.example', 'https://never.example', 'https://never.example'], api: ['tcp.example:443'] };
+    const report = await collectReport(api, { ...window, jobs: ['web', 'api'], expected });
+
+    expect(report.unseen).toEqual([
+      { job: 'web', instance: 'https://never.example' },
+      { job: 'api', instance: 'tcp.example:443' },
+    ]);
+    expect(report.jobs).toEqual([expect.objectContaining({ job: 'web', targets: 2, uptimePercent: 50 })]);
+    expect((await collectReport(api, window)).unseen).toEqual([]);
+  });
+
   it('tells targets apart by location, and reads the durations, the slowest phase and the certificate per target', async () => {
     const at = (location: string) => ({ job: 'web', instance: 'https://a.example', location });
     const { api } = fakePrometheus(

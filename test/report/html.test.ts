@@ -37,4 +37,20 @@ describe('renderHtml', () => {
     expect(html.match(/<span class="ongoing">ongoing<\/span>/g)).toHaveLength(1);
     expect(html).toContain('1 target down now');
   });
+
+  it("lists the spec's targets not seen in the window apart, escaped, and counts them in the header", () => {
+    const hostile = '<img src=x>';
+    const html = renderHtml({
+      ...sampleReport(),
+      unseen: [
+        { job: 'checkout', instance: 'https://new.example.com' },
+        { job: hostile, instance: hostile },
+      ],
+    });
+    expect(html).toContain('3 targets (2 more not seen)');
+    expect(html).toContain('<h2>Not seen in this window</h2><span class="figure"><b>2</b> targets of the spec without a probe');
+    expect(html).toContain('<tr><td>checkout</td><td><span class="instance">https://new.example.com</span></td></tr>');
+    expect(html).not.toContain('<img');
+    expect(renderHtml(sampleReport())).not.toContain('Not seen');
+  });
 });

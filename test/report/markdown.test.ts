@@ -24,4 +24,21 @@ describe('renderMarkdown', () => {
     const markdown = renderMarkdown({ ...report, targets: report.targets.map((target) => ({ ...target, instance: 'a|b\nc' })) });
     expect(markdown).toContain('| a\\|b c | 99.95% |');
   });
+
+  it("ends with the spec's targets not seen in the window, before the footer", () => {
+    const report = { ...sampleReport(), unseen: [{ job: 'checkout', instance: 'https://new.example.com|x' }] };
+    const markdown = renderMarkdown(report);
+    const section = markdown.slice(markdown.indexOf('## Not seen in the window'));
+    expect(section.split('\n').slice(0, 7)).toEqual([
+      '## Not seen in the window',
+      '',
+      '1 target of the spec has no probe_success series from 2026-10-28 12:00:00 UTC to 2026-11-27 12:00:00 UTC: not scraped yet, renamed, or its agent not running. It is left out of the figures above.',
+      '',
+      '| Job | Target |',
+      '| --- | --- |',
+      '| checkout | https://new.example.com\\|x |',
+    ]);
+    expect(section).toMatch(/\n\nUptime is Prometheus' avg_over_time/);
+    expect(renderMarkdown(sampleReport())).not.toContain('Not seen');
+  });
 });

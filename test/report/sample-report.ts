@@ -62,5 +62,6 @@ export function sampleReport(): Report {
       { job: 'internal', targets: 1, uptimePercent: 98.5, incidents: 2, downtimeSeconds: 35_070, slo: null, errorBudgetRemainingPercent: null, locations: [] },
     ],
     targets,
+    unseen: [],
   };
 }
