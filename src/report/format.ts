@@ -38,11 +38,12 @@ export function when(isoTime: string): string {
   return `${isoTime.slice(0, 10)} ${isoTime.slice(11, 19)} UTC`;
 }
 
-/** 27 Nov 2026 19:40 UTC: a window's edge. */
+/** 27 Nov 2026 19:40 UTC: a window's edge, with its seconds when it does not fall on a whole minute (19:40:12). */
 export function day(isoTime: string): string {
   const date = new Date(isoTime);
   const month = date.toLocaleString('en-GB', { month: 'short', timeZone: 'UTC' });
-  return `${date.getUTCDate()} ${month} ${date.getUTCFullYear()} ${isoTime.slice(11, 16)} UTC`;
+  const time = date.getUTCSeconds() === 0 ? isoTime.slice(11, 16) : isoTime.slice(11, 19);
+  return `${date.getUTCDate()} ${month} ${date.getUTCFullYear()} ${time} UTC`;
 }
 
 /** 43 days, 1 day, expired 2 days ago. */
