@@ -4,9 +4,9 @@
  */
 import { createHash, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
-import { checkServerIdentity, createSecureContext, type ConnectionOptions, type PeerCertificate, type SecureContext, type SecureContextOptions, type TLSSocket } from 'node:tls';
+import { checkServerIdentity, createSecureContext, type ConnectionOptions, type PeerCertificate, type SecureContext, type SecureContextOptions, type SecureVersion, type TLSSocket } from 'node:tls';
 import type { TlsSettings } from './tls-config';
-import { readConfiguredFile } from './config-file';
+import { readConfiguredText } from './config-file';
 import { trustAnchors, verifiedChain } from './trust-anchors';
 import { PROBE_SSL_EARLIEST_CERT_EXPIRY, PROBE_SSL_LAST_CHAIN_EXPIRY, PROBE_SSL_LAST_CHAIN_INFO, PROBE_TLS_CIPHER_INFO, PROBE_TLS_VERSION_INFO, gauge, type ProbeRegistry } from '../../metrics';
 
@@ -22,22 +22,55 @@ export const UNVERIFIED_CHAIN_EXPIRY = -62135596800;
 /** Secure contexts by their material; enough for every module of a large config, bounded for rotating files. */
 const SECURE_CONTEXTS_KEPT = 256;
 const secureContexts = new Map<string, SecureContext>();
+/**
+ * A small number for each material text (a CA bundle, a certificate, a key) a context was made with. A file's
+ * text is one string while the file is unchanged (readConfiguredText) and a module's inline text is its config's,
+ * so a probe finds its context by the string's cached hash, where hashing the material's text cost every probe
+ * in proportion to the size of its CA bundle.
+ */
+const materialIds = new Map<string, number>();
+
+function materialId(text: string | undefined): string {
+  if (text === undefined) return '';
+  let id = materialIds.get(text);
+  if (id === undefined) {
+    id = materialIds.size;
+    materialIds.set(text, id);
+  }
+  return String(id);
+}
+
+/** The options of a context: its material, and whether it verifies (an empty trust store when it does not). */
+interface ContextMaterial {
+  readonly ca?: string;
+  readonly cert?: string;
+  readonly key?: string;
+  readonly minVersion?: SecureVersion;
+  readonly maxVersion?: SecureVersion;
+  readonly verify: boolean;
+}
 
 /**
  * The secure context for `material`, made once per distinct content: building one (parsing keys and
  * certificates, setting up OpenSSL) cost more CPU than the handshake's own work in our benchmark. Keyed by
- * content, not by file name, so a renewed certificate gets a new context at the next probe.
+ * content, not by file name, so a renewed certificate gets a new context at the next probe. A context that does
+ * not verify (insecure_skip_verify) trusts nothing: OpenSSL then stops building the chain at the leaf, and Node
+ * makes no host name check, where with a trust store both ran on every handshake only for the result to be
+ * ignored. Go's client with InsecureSkipVerify verifies nothing either.
  */
-export function secureContextFor(material: SecureContextOptions): SecureContext {
-  const digest = createHash('sha256');
-  for (const part of [material.ca, material.cert, material.key, material.minVersion, material.maxVersion]) {
-    digest.update(String(part ?? '')).update('\0');
+function secureContextFor(material: ContextMaterial): SecureContext {
+  if (materialIds.size > 4 * SECURE_CONTEXTS_KEPT) {
+    materialIds.clear();
+    secureContexts.clear();
   }
-  const key = digest.digest('hex');
+  const key = `${material.verify ? 'verify' : 'trust-none'}:${materialId(material.ca)}:${materialId(material.cert)}:${materialId(material.key)}:${material.minVersion ?? ''}:${material.maxVersion ?? ''}`;
   let context = secureContexts.get(key);
   if (context === undefined) {
-    context = createSecureContext(material);
-    if (typeof material.ca === 'string') trustAnchors.add(material.ca);
+    const options: SecureContextOptions = { cert: material.cert, key: material.key, minVersion: material.minVersion, maxVersion: material.maxVersion };
+    // An empty list, unlike no ca at all, leaves Node's root certificates out too.
+    options.ca = material.verify ? material.ca : [];
+    context = createSecureContext(options);
+    if (material.verify && material.ca !== undefined) trustAnchors.add(material.ca);
     if (secureContexts.size >= SECURE_CONTEXTS_KEPT) secureContexts.delete(secureContexts.keys().next().value as string);
     secureContexts.set(key, context);
   }
@@ -46,23 +79,20 @@ export function secureContextFor(material: SecureContextOptions): SecureContext 
 
 /**
  * Node TLS options for `config`. Files (ca_file, cert_file, key_file) are read now, at every probe, so a
- * renewed certificate is used without a reload. `defaultServerName` (the target host, or the Host header)
- * applies when the config names none. Rejects with a message naming the field when a file cannot be read.
+ * renewed certificate is used without a reload (a ca_file is read even when insecure_skip_verify leaves it
+ * unused, as upstream reads it, so that a missing file fails the probe alike). `defaultServerName` (the target
+ * host, or the Host header) applies when the config names none. Rejects with a message naming the field when a
+ * file cannot be read.
  */
 export async function tlsConnectionOptions(config: TlsSettings, defaultServerName: string): Promise<ConnectionOptions> {
   const serverName = config.serverName || defaultServerName;
-  const material: SecureContextOptions = {};
   const ca = config.ca ?? (config.caFile ? await readField('ca_file', config.caFile) : undefined);
-  if (ca !== undefined) material.ca = ca;
   const cert = config.cert ?? (config.certFile ? await readField('cert_file', config.certFile) : undefined);
   const key = config.key ?? (config.keyFile ? await readField('key_file', config.keyFile) : undefined);
-  if (cert !== undefined) material.cert = cert;
-  if (key !== undefined) material.key = key;
-  if (config.minVersion) material.minVersion = config.minVersion;
-  if (config.maxVersion) material.maxVersion = config.maxVersion;
+  const verify = !config.insecureSkipVerify;
   const options: ConnectionOptions = {
-    secureContext: secureContextFor(material),
-    rejectUnauthorized: !config.insecureSkipVerify,
+    secureContext: secureContextFor({ ca, cert, key, minVersion: config.minVersion, maxVersion: config.maxVersion, verify }),
+    rejectUnauthorized: verify,
     // Verification is against the configured server name even though the socket connects to an IP.
     checkServerIdentity: (_host, certificate) => checkHostName(serverName, certificate),
   };
@@ -71,6 +101,10 @@ export async function tlsConnectionOptions(config: TlsSettings, defaultServerNam
   return options;
 }
 
+/** Server names and the alternative names that passed the check for them: a target sends the same certificate to every probe. */
+const HOST_NAME_CHECKS_KEPT = 1024;
+const passedHostNameChecks = new Set<string>();
+
 /**
  * The host name check of Go's crypto/x509 (VerifyHostname, since Go 1.15), which upstream's probes make:
  * against the certificate's subject alternative names alone. Node's checkServerIdentity falls back to the
@@ -78,7 +112,14 @@ export async function tlsConnectionOptions(config: TlsSettings, defaultServerNam
  * ("certificate relies on legacy Common Name field"), so the check is given the alternative names only.
  */
 function checkHostName(serverName: string, certificate: Pick<PeerCertificate, 'subjectaltname'>): Error | undefined {
-  return checkServerIdentity(serverName, { subjectaltname: certificate.subjectaltname } as PeerCertificate);
+  const checked = `${serverName}\n${certificate.subjectaltname}`;
+  if (passedHostNameChecks.has(checked)) return undefined;
+  const refused = checkServerIdentity(serverName, { subjectaltname: certificate.subjectaltname } as PeerCertificate);
+  if (refused === undefined) {
+    if (passedHostNameChecks.size >= HOST_NAME_CHECKS_KEPT) passedHostNameChecks.delete(passedHostNameChecks.values().next().value as string);
+    passedHostNameChecks.add(checked);
+  }
+  return refused;
 }
 
 /**
@@ -100,8 +141,8 @@ export function answerHostNameCheckFromLeaf(socket: TLSSocket): void {
   });
 }
 
-async function readField(field: string, path: string): Promise<string> {
-  return (await readConfiguredFile(`tls_config.${field}`, path)).toString('utf8');
+function readField(field: string, path: string): Promise<string> {
+  return readConfiguredText(`tls_config.${field}`, path);
 }
 
 /** Each connection's certificates, read once (see sentCertificates). */

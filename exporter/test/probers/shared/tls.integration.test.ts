@@ -112,6 +112,50 @@ describe('TLS options from tls_config', () => {
     }
   });
 
+  it('verifies nothing with insecure_skip_verify, even against a ca_file that would verify the server, as Go skips it', async () => {
+    const options = await tlsConnectionOptions(compileTlsConfig(tlsConfigSchema.parse({ ca_file: pki.caFile, insecure_skip_verify: true })), 'localhost');
+    const hostNameChecks: string[] = [];
+    const socket = connect({
+      ...options,
+      host: '127.0.0.1',
+      port,
+      checkServerIdentity: (host, certificate) => {
+        hostNameChecks.push(host);
+        return options.checkServerIdentity?.(host, certificate);
+      },
+    });
+    await once(socket, 'secureConnect');
+    // The context trusts nothing, so OpenSSL found no anchor for what the server sent (here the leaf and the CA)
+    // and Node made no host name check.
+    expect(socket.authorized).toBe(false);
+    expect(String(socket.authorizationError)).toMatch(/^(UNABLE_TO_GET_ISSUER_CERT_LOCALLY|SELF_SIGNED_CERT_IN_CHAIN)$/);
+    expect(hostNameChecks).toEqual([]);
+    socket.destroy();
+    // The same ca_file verifying is another context, which verifies.
+    const verified = await handshake({ ca_file: pki.caFile });
+    expect(verified.authorized).toBe(true);
+    expect((await tlsConnectionOptions(compileTlsConfig(tlsConfigSchema.parse({ ca_file: pki.caFile })), 'localhost')).secureContext).not.toBe(options.secureContext);
+    verified.destroy();
+  });
+
+  it('gives probes that read a ca_file at once the same context, and one that reads after a change the new one', async () => {
+    const other = makeTlsFixtures();
+    const caFile = join(pki.dir, 'shared-ca.crt');
+    try {
+      writeFileSync(caFile, pki.ca);
+      const config = compileTlsConfig(tlsConfigSchema.parse({ ca_file: caFile }));
+      const together = await Promise.all(Array.from({ length: 16 }, () => tlsConnectionOptions(config, 'localhost')));
+      expect(new Set(together.map((options) => options.secureContext)).size).toBe(1);
+      writeFileSync(caFile, other.ca);
+      const after = await Promise.all(Array.from({ length: 4 }, () => tlsConnectionOptions(config, 'localhost')));
+      expect(new Set(after.map((options) => options.secureContext)).size).toBe(1);
+      expect(after[0].secureContext).not.toBe(together[0].secureContext);
+      await expect(handshake({ ca_file: caFile })).rejects.toThrow(/certificate/i);
+    } finally {
+      other.cleanup();
+    }
+  });
+
   it('names the field when a file cannot be read', async () => {
     await expect(tlsConnectionOptions(compileTlsConfig(tlsConfigSchema.parse({ ca_file: '/nonexistent/ca.pem' })), 'x')).rejects.toThrow(/tls_config\.ca_file: cannot read \/nonexistent\/ca\.pem/);
   });
