@@ -8,11 +8,13 @@
 import { Chart } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
 import { ProblemsError, type Problem } from '@probekit/exporter';
-import { agentChartOf, genericChartTemplateProblems, scrapesProbeObjects, type AgentChart, type AgentChartInput, type JobInput, type ScrapeJob } from '../model';
+import { agentChartOf, agentTargetsOf, genericChartTemplateProblems, scrapesProbeObjects, type AgentChart, type AgentChartInput, type AgentTargets, type JobInput, type ScrapeJob } from '../model';
+import { jobParts } from '../model/targets';
 import { checkDuplicateJobNames } from '../model/validate';
 import { agentValuesText, renderAgentChartValues, type AgentChartValues } from '../render/agent-charts';
+import { valuesSize, valuesSizeVerdict } from '../render/agent-charts/release-size';
 import { agentScrapeAccess, exporterHost } from '../render/exporter-web-config';
-import { renderExporterScrapeJob, renderJobScrapeConfigs, type ScrapeConfig } from '../render/scrape-job';
+import { INLINE_TARGETS, renderExporterScrapeJob, renderJobScrapeConfigs, targetGroups, type ScrapeConfig, type TargetsSource } from '../render/scrape-job';
 import type { BlackboxExporter } from './blackbox-exporter';
 import { ExporterJobs } from './exporter-jobs';
 
@@ -33,6 +35,8 @@ export class AgentValues extends Construct {
 
   /** The chart that runs the agent, with its settings' defaults filled in. */
   readonly chart: AgentChart;
+  /** Where the jobs' targets travel: in the values, or served by the exporter at `/sd/<job>`. */
+  readonly targets: AgentTargets;
   private readonly jobs: ExporterJobs;
 
   constructor(
@@ -43,8 +47,10 @@ export class AgentValues extends Construct {
     super(scope, id);
     const problems: Problem[] = [];
     const chart = agentChartOf(props, [], problems);
-    if (chart === undefined) throw new ProblemsError(problems, this.node.path);
+    const targets = agentTargetsOf(props, [], problems);
+    if (chart === undefined || targets === undefined) throw new ProblemsError(problems, this.node.path);
     this.chart = chart;
+    this.targets = targets;
     this.jobs = new ExporterJobs(this, props.exporter, checkDuplicateJobNames);
     props.jobs?.forEach((job) => this.addScrapeJob(job));
   }
@@ -65,16 +71,25 @@ export class AgentValues extends Construct {
       const problems = genericChartTemplateProblems(job, ['jobs', this.jobs.count]);
       if (problems.length > 0) throw new ProblemsError(problems, this.node.path);
     }
-    return this.jobs.add(job);
+    const added = this.jobs.add(job);
+    // With http_sd the exporter serves each part's groups under the part's scrape job name.
+    if (this.targets === 'http_sd') for (const part of jobParts(added)) this.props.exporter.serveTargets(part.name, targetGroups(part));
+    return added;
   }
 
   /** The values and their header: every job scraping the exporter as it asks to be scraped (https, password). */
   get rendered(): AgentChartValues<object> {
     const { exporter } = this.props;
     const access = { tls: exporter.tls, basicAuth: exporter.basicAuth };
-    const withAccess = (config: ScrapeConfig): ScrapeConfig => ({ ...config, ...agentScrapeAccess(access, exporterHost(exporter.address)) });
+    const withAccess = (config: ScrapeConfig): ScrapeConfig => {
+      const { scheme, ...client } = agentScrapeAccess(access, exporterHost(exporter.address));
+      // The exporter's /sd/ is behind the same web config as its probes: the same CA, certificate and password.
+      const http_sd_configs = config.http_sd_configs?.map((sd) => ({ ...sd, ...client }));
+      return { ...config, ...(scheme && { scheme }), ...client, ...(http_sd_configs && { http_sd_configs }) };
+    };
     const exporterJob = this.props.scrapeExporter === false || scrapesProbeObjects(this.chart) ? [] : [renderExporterScrapeJob(exporter.address)];
-    const scrapeConfigs = [...this.jobs.all.flatMap((job) => renderJobScrapeConfigs(job, exporter.modules, exporter.address)), ...exporterJob].map(withAccess);
+    const source: TargetsSource = this.targets === 'http_sd' ? { kind: 'http_sd', baseUrl: exporter.url } : INLINE_TARGETS;
+    const scrapeConfigs = [...this.jobs.all.flatMap((job) => renderJobScrapeConfigs(job, exporter.modules, exporter.address, source)), ...exporterJob].map(withAccess);
     return renderAgentChartValues({ agent: this.chart, scrapeConfigs, access, exporterNamespace: exporter.namespace, file: this.fileName });
   }
 
@@ -89,7 +104,22 @@ export class AgentValues extends Construct {
     return `${Chart.of(this).node.id}.agent-values.yaml`;
   }
 
+  /**
+   * The values file's text. With the targets inline, values too large for the agent's Helm release (the chart's
+   * ConfigMap, the release's Secret) throw a ProblemsError at `agent.targets` naming their size and the fix; past
+   * half of it, `warning` says so.
+   */
   toYaml(): string {
-    return agentValuesText(this.rendered);
+    const rendered = this.rendered;
+    const text = agentValuesText(rendered);
+    if (this.targets === 'inline') {
+      const { error, warning } = valuesSizeVerdict(valuesSize(rendered.values, text));
+      if (error !== undefined) throw new ProblemsError([{ path: ['agent', 'targets'], message: error }], this.node.path);
+      this.sizeWarning = warning;
+    }
+    return text;
   }
+
+  /** Set by `toYaml` when the inline values take more than half of what a Helm release holds. */
+  sizeWarning?: string;
 }

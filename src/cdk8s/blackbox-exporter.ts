@@ -10,7 +10,7 @@ import { ApiObject, Chart, JsonPatch, Lazy } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { stringify } from 'yaml';
-import { DEFAULT_CONFIG_FILE, EXPORTER_PORT, exporterArgs, HEALTH_PATH, ProblemsError, type FieldPath, type Problem } from '@probekit/exporter';
+import { DEFAULT_CONFIG_FILE, EXPORTER_PORT, exporterArgs, HEALTH_PATH, ProblemsError, type ExporterArgsOptions, type FieldPath, type Problem } from '@probekit/exporter';
 import {
   clusterSecretOf,
   requireEnvSecret,
@@ -31,7 +31,8 @@ import { renderExternalSecret } from '../render/external-secret';
 import { renderNetworkPolicy, renderPodDisruptionBudget } from '../render/exporter-policies';
 import { CLUSTER_TLS_DIR, CLUSTER_WEB_CONFIG_DIR, hasWebConfig, kubeletCanCallHealth, renderWebConfig, WEB_CONFIG_FILE, type ExporterAccess } from '../render/exporter-web-config';
 import { exporterLabels, exporterSelectorLabels } from '../render/labels';
-import { exporterServiceAddress } from '../render/scrape-job';
+import { exporterServiceAddress, type TargetGroup } from '../render/scrape-job';
+import { TargetFilePacker } from '../render/target-files';
 import { EXPORTER_SERVICE_PORT_NAME } from '../render/operator-objects';
 
 /** The exporter's settings as a spec's `exporter` writes them (ExporterInput), its modules and the environment. */
@@ -55,6 +56,9 @@ export const CONFIG_CHECKSUM_ANNOTATION = 'probekit.io/config-checksum';
 /** An unprivileged uid and gid; the image's own user is not relied on, so runAsNonRoot can be verified. */
 const RUN_AS = 65534;
 
+/** Where the exporter's pod mounts its target ConfigMaps (`--sd.targets-dir`), each in a folder of its own. */
+export const CLUSTER_TARGETS_DIR = `${CLUSTER_CONFIG_DIR}/targets`;
+
 export class BlackboxExporter extends Construct {
   readonly configMap: kplus.ConfigMap;
   readonly deployment: kplus.Deployment;
@@ -76,6 +80,15 @@ export class BlackboxExporter extends Construct {
   private readonly mountedExistingSecrets = new Set<string>();
   private pingSocketsGranted = false;
   private readonly serviceName: string;
+  private readonly labels: Record<string, string>;
+  /** The target files served at `/sd/<job>`, made with the first job given to `serveTargets`. */
+  private targetFiles?: TargetFilePacker;
+  private readonly targetConfigMaps: kplus.ConfigMap[] = [];
+  /** A digest of each target file, in order: the pods roll when the targets change. */
+  private readonly targetDigests: string[] = [];
+
+  /** The exporter's command line, but for the target files (see serveTargets). */
+  private readonly argsOptions: ExporterArgsOptions;
 
   constructor(scope: Construct, id: string, props: BlackboxExporterProps = {}) {
     super(scope, id);
@@ -90,6 +103,8 @@ export class BlackboxExporter extends Construct {
     this.externalUrl = settings.externalUrl;
     const access: ExporterAccess = { tls: settings.tls, basicAuth: settings.basicAuth };
     const labels = exporterLabels(serviceName);
+    this.labels = labels;
+    this.argsOptions = { configFile: `${CLUSTER_CONFIG_DIR}/${DEFAULT_CONFIG_FILE}`, webConfigFile: webConfigFileOf(access) };
 
     this.configMap = new kplus.ConfigMap(this, 'config', { metadata: { name: `${serviceName}-config`, labels } });
 
@@ -110,7 +125,7 @@ export class BlackboxExporter extends Construct {
       name: 'exporter',
       image: settings.image,
       imagePullPolicy: kplus.ImagePullPolicy.IF_NOT_PRESENT,
-      args: exporterArgs({ configFile: `${CLUSTER_CONFIG_DIR}/${DEFAULT_CONFIG_FILE}`, webConfigFile: webConfigFileOf(access) }),
+      args: exporterArgs(this.argsOptions),
       ports: [{ number: EXPORTER_PORT, name: EXPORTER_SERVICE_PORT_NAME }],
       liveness: healthProbe(access),
       readiness: healthProbe(access),
@@ -149,6 +164,7 @@ export class BlackboxExporter extends Construct {
         createHash('sha256')
           .update(this.configText())
           .update(hasWebConfig(access) ? renderWebConfig(access) : '')
+          .update(this.targetDigests.join(','))
           .digest('hex'),
       ),
     );
@@ -194,6 +210,46 @@ export class BlackboxExporter extends Construct {
   /** The namespace of the exporter's objects: its chart's. */
   get namespace(): string {
     return Chart.of(this).namespace ?? 'default';
+  }
+
+  /** The base URL of the exporter as the agent reaches it: https when it serves TLS. */
+  get url(): string {
+    return `${this.tls ? 'https' : 'http'}://${this.address}`;
+  }
+
+  /** The ConfigMaps holding the target files served at `/sd/<job>`; none until `serveTargets`. */
+  get targetsConfigMaps(): readonly kplus.ConfigMap[] {
+    return this.targetConfigMaps;
+  }
+
+  /**
+   * Serves `groups` at `/sd/<job>` (Prometheus' HTTP SD): they are written into target files in ConfigMaps of the
+   * exporter's own, each within what `kubectl apply` takes (../render/target-files.ts), mounted into its pod and
+   * read with `--sd.targets-dir`; a change of targets rolls the pods. Throws a ProblemsError naming `jobs` when
+   * `job` is served already.
+   */
+  serveTargets(job: string, groups: readonly TargetGroup[]): void {
+    if (this.targetFiles === undefined) {
+      this.targetFiles = new TargetFilePacker();
+      // cdk8s-plus takes a container's args when it is made only.
+      const args = exporterArgs({ ...this.argsOptions, sdTargetsDir: CLUSTER_TARGETS_DIR });
+      ApiObject.of(this.deployment).addJsonPatch(JsonPatch.replace('/spec/template/spec/containers/0/args', args));
+    }
+    if (this.targetFiles.has(job)) {
+      throw new ProblemsError([{ path: ['jobs'], message: `"${job}" is served at /sd/ of this exporter already; give each scrape job of one exporter a name of its own` }], this.node.path);
+    }
+    for (const { configMap: index, piece } of this.targetFiles.add(job, groups)) {
+      while (this.targetConfigMaps.length <= index) this.addTargetConfigMap(this.targetConfigMaps.length);
+      this.targetConfigMaps[index]!.addBinaryData(piece.name, piece.gzipped.toString('base64'));
+      this.targetDigests.push(createHash('sha256').update(piece.name).update(piece.gzipped).digest('hex'));
+    }
+  }
+
+  private addTargetConfigMap(index: number): void {
+    const folder = String(index).padStart(4, '0');
+    const configMap = new kplus.ConfigMap(this, `targets-${folder}`, { metadata: { name: `${this.serviceName}-targets-${folder}`, labels: this.labels } });
+    this.targetConfigMaps.push(configMap);
+    this.container.mount(`${CLUSTER_TARGETS_DIR}/${folder}`, kplus.Volume.fromConfigMap(this, `targets-${folder}-volume`, configMap), { readOnly: true });
   }
 
   /** The modules of the config file, by name, presets expanded. */

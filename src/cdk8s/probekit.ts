@@ -117,6 +117,9 @@ export function holdsSecretValues(text: string): boolean {
  * (`<chart>.agent-values.yaml`), the dashboard (`<chart>.dashboard.json`) and the rule file (`<chart>.rules.yaml`).
  */
 export class ProbekitApp extends App {
+  /** What synth found worth saying without failing: agent values past half of what a Helm release holds. */
+  readonly warnings: string[] = [];
+
   constructor(props?: AppProps) {
     super(props);
   }
@@ -136,7 +139,10 @@ export class ProbekitApp extends App {
         writeFileSync(join(this.outdir, fileName), content);
         written.push(fileName);
       };
-      for (const values of AgentValues.all(this)) write(values.fileName, values.toYaml());
+      for (const values of AgentValues.all(this)) {
+        write(values.fileName, values.toYaml());
+        if (values.sizeWarning !== undefined) this.warnings.push(`${values.fileName}: ${values.sizeWarning}`);
+      }
       for (const dashboard of EndpointsDashboard.all(this)) write(dashboard.fileName, dashboard.toJson());
       for (const alerts of ProbeAlerts.all(this)) write(alerts.fileName, alerts.toYaml());
     } finally {

@@ -99,7 +99,7 @@ function move(from: string, to: string): void {
 }
 
 /** Synthesizes `spec` into `out`: staged beside it, moved in once whole. Returns the names of the files written. */
-export function synthesizeInto(out: string, spec: Spec, env: CliIo['env'], replaced: readonly string[]): string[] {
+export function synthesizeInto(out: string, spec: Spec, env: CliIo['env'], replaced: readonly string[], warn: (line: string) => void = () => {}): string[] {
   mkdirSync(dirname(out), { recursive: true });
   const staging = mkdtempSync(join(dirname(out), `.${basename(out)}.synth-`));
   try {
@@ -110,6 +110,7 @@ export function synthesizeInto(out: string, spec: Spec, env: CliIo['env'], repla
     const app = new ProbekitApp({ outdir: staging });
     new ProbekitChart(app, CHART, { spec, env });
     app.synth();
+    app.warnings.forEach((warning) => warn(`warning: ${warning}\n`));
     const written = readdirSync(staging).sort();
     if (!existsSync(out)) {
       renameSync(staging, out);
@@ -131,7 +132,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   const { spec, named } = chosenSpec(io, values.spec, chartFrom(values.chart));
   let written: string[];
   try {
-    written = synthesizeInto(out, spec, io.env, replaced);
+    written = synthesizeInto(out, spec, io.env, replaced, io.stderr);
   } catch (error) {
     // What only the cluster form refuses (a unix job) is found past parsing; it is named after the spec file as well.
     throw error instanceof ProblemsError ? named(error) : error;

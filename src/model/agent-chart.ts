@@ -50,6 +50,30 @@ export interface AgentChartInput {
   readonly enableExporter?: boolean;
   /** alloy only, and required there: the `prometheus.remote_write` the scrapes forward to. */
   readonly remoteWrite?: AlloyRemoteWriteInput;
+  /**
+   * Where the agent finds the targets: in its values (`inline`), or from the exporter's `/sd/<job>` (`http_sd`), which
+   * serves them from target files in the exporter's own ConfigMaps, for specs too large for a Helm release
+   * (docs/scale.md). @default inline
+   */
+  readonly targets?: AgentTargets;
+}
+
+/** Where the agent finds the targets (`agent.targets`). */
+export const AGENT_TARGETS = ['inline', 'http_sd'] as const;
+export type AgentTargets = (typeof AGENT_TARGETS)[number];
+
+/** Where the scrape jobs' targets travel, read from a spec's `agent` or AgentValues' props; undefined when `problems` got why not. */
+export function agentTargetsOf(input: Pick<AgentChartInput, 'chart' | 'targets'>, path: FieldPath, problems: Problem[]): AgentTargets | undefined {
+  const targets = input.targets ?? DEFAULTS.agent.targets;
+  if (targets === 'http_sd' && scrapesProbeObjects({ chart: input.chart ?? DEFAULTS.agent.chart })) {
+    problems.push({
+      path: [...path, 'targets'],
+      message:
+        "is http_sd, but k8s-monitoring's Alloy scrapes the Operator's Probe objects, which carry their targets themselves (a Probe has no HTTP service discovery); remove targets, or choose an agent.chart whose values carry scrape jobs (prometheus, victoria-metrics-agent, alloy, generic)",
+    });
+    return undefined;
+  }
+  return targets;
 }
 
 /** The generic agent chart: the jobs under `<chartKey>.extraScrapeConfigs`, and its exporter section switched as told. */

@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseListenAddress } from '@probekit/exporter';
 import type { SecretRef } from './secret-ref';
-import { AGENT_CHARTS } from './agent-chart';
+import { AGENT_CHARTS, AGENT_TARGETS } from './agent-chart';
 import type { PresetName } from './presets';
 import type { TargetModuleFields } from './spec';
 
@@ -245,6 +245,7 @@ export const agentSchema = z.strictObject({
   enableExporter: z.boolean().optional(),
   remoteWrite: remoteWriteSchema.optional(),
   scrapeJobs: z.boolean().optional(),
+  targets: z.enum(AGENT_TARGETS).optional(),
   serviceAccount: z
     .strictObject({
       name: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a ServiceAccount's name: lower-case letters, digits, - and ."),

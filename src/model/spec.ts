@@ -7,7 +7,7 @@
 import { EXPORTER_IMAGE, EXPORTER_PORT, type ModuleInput } from '@probekit/exporter';
 import type { SecretRef } from './secret-ref';
 import type { PresetModule } from './presets';
-import type { AgentChart, AgentChartInput, AgentChartName } from './agent-chart';
+import type { AgentChart, AgentChartInput, AgentChartName, AgentTargets } from './agent-chart';
 
 export const DEFAULTS = {
   namespace: 'monitoring',
@@ -44,6 +44,8 @@ export const DEFAULTS = {
     enableExporter: false,
     /** The label of the `prometheus.remote_write` component probekit writes for Alloy when the spec names none. */
     remoteWriteName: 'probekit',
+    /** The targets travel in the agent's values, as long as they fit a Helm release (docs/scale.md). */
+    targets: 'inline' as AgentTargets,
   },
   searchEngine: {
     secretName: 'search-engine',
@@ -434,7 +436,12 @@ export interface Spec {
   readonly modules: Readonly<Record<string, SpecModule>>;
   readonly jobs: readonly Job[];
   /** The agent's chart and its settings, and whether its values carry the scrape jobs. */
-  readonly agent: AgentChart & { readonly scrapeJobs: boolean; readonly serviceAccount?: { readonly name: string; readonly namespace: string } };
+  readonly agent: AgentChart & {
+    readonly scrapeJobs: boolean;
+    readonly serviceAccount?: { readonly name: string; readonly namespace: string };
+    /** Where the agent finds the targets: in its values, or from the exporter's `/sd/<job>`. */
+    readonly targets: AgentTargets;
+  };
   readonly searchEngine?: { readonly url: string; readonly apiToken: SecretRef; readonly secretName: string };
   readonly dashboard: DashboardSettings;
   /** Whether alert rules are made, and the thresholds of jobs that set none of their own. */

@@ -23,7 +23,7 @@ import {
   type ProberName,
 } from '@probekit/exporter';
 import { http2xx, http2xxWithHeader, httpPost2xx, PRESET_NAMES, type PresetModule, type PresetName } from './presets';
-import { agentChartOf, genericChartTemplateProblems, scrapesProbeObjects } from './agent-chart';
+import { agentChartOf, agentTargetsOf, genericChartTemplateProblems, scrapesProbeObjects } from './agent-chart';
 import { withDurationSuggestions, withRequiredHints } from './problems';
 import { readEnvSecret, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
 import { moduleSecrets, moduleWithSecretFiles, secretCandidateFields, secretFieldProblems, withoutSecrets } from './secret-fields';
@@ -136,6 +136,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
   problems.push(...checkThresholds(['alerts', 'thresholds'], alerts?.thresholds ?? {}, thresholds));
   jobs.forEach(([index, job]) => problems.push(...checkThresholds(['jobs', index, 'alerts'], (input.jobs as Array<{ alerts?: Partial<AlertThresholds> }>)[index].alerts ?? {}, job.alerts)));
   const agentChart = agentChartOf(agent ?? {}, ['agent'], problems);
+  const agentTargets = agentTargetsOf(agent ?? {}, ['agent'], problems);
   const probeObjects = (operator !== undefined && (operator.probes ?? DEFAULTS.operator.probes)) || (agentChart !== undefined && scrapesProbeObjects(agentChart));
   if (probeObjects) problems.push(...checkProbeObjectNames(jobs));
   if (agentChart && scrapesProbeObjects(agentChart)) problems.push(...probeObjectChartProblems(agent?.scrapeJobs, operator?.probes));
@@ -169,6 +170,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
     agent: {
       ...agentChart!,
       scrapeJobs: !scrapesProbeObjects(agentChart!) && (agent?.scrapeJobs ?? true),
+      targets: agentTargets!,
       ...(agent?.serviceAccount && { serviceAccount: { name: agent.serviceAccount.name, namespace: agent.serviceAccount.namespace ?? namespace ?? DEFAULTS.namespace } }),
     },
     searchEngine: searchEngine && {

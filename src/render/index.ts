@@ -13,3 +13,4 @@ export * from './external-secret';
 export * from './exporter-policies';
 export * from './exporter-web-config';
 export * from './discovery';
+export { TARGET_CONFIG_MAP_BYTES, TargetFilePacker, type TargetFilePiece } from './target-files';

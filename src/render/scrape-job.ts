@@ -3,7 +3,7 @@
  * blackbox_exporter's three relabel rules: the target becomes the `target` query parameter, the instance label
  * carries the target, and the scrape goes to the exporter.
  */
-import { EXPORTER_PORT, METRICS_PATH, PROBE_PATH } from '@probekit/exporter';
+import { EXPORTER_PORT, METRICS_PATH, PROBE_PATH, sdPath } from '@probekit/exporter';
 import { DEFAULTS, MODULE_LABEL, type ScrapeJob, type Spec, type SpecModule } from '../model';
 import { jobParts, targetSets } from '../model/targets';
 import { renderDiscoveryScrapeConfigs } from './discovery';
@@ -26,6 +26,8 @@ export interface ScrapeConfig {
   /** The probe jobs' `module` parameter when all their targets use one; the exporter's own job has none. */
   readonly params?: { readonly module: readonly string[] };
   readonly static_configs?: ReadonlyArray<{ readonly targets: readonly string[]; readonly labels?: Readonly<Record<string, string>> }>;
+  /** With `agent.targets: http_sd`: the job's targets from the exporter's `/sd/<job>`, reached as the scrapes reach it. */
+  readonly http_sd_configs?: readonly HttpSdConfig[];
   /** A discovery job's Ingresses or Services (./discovery.ts), in Prometheus' form. */
   readonly kubernetes_sd_configs?: ReadonlyArray<{
     readonly role: 'ingress' | 'service';
@@ -36,6 +38,13 @@ export interface ScrapeConfig {
   readonly relabel_configs?: readonly RelabelRule[];
   /** How the exporter is scraped when it serves https and/or asks for a password (`exporter.tls`, `exporter.basicAuth`). */
   readonly scheme?: 'https';
+  readonly tls_config?: Readonly<Record<string, string>>;
+  readonly basic_auth?: { readonly username: string; readonly password_file: string };
+}
+
+/** Prometheus' `http_sd_configs` entry: the URL and the HTTP client settings the exporter asks for (https, password). */
+export interface HttpSdConfig {
+  readonly url: string;
   readonly tls_config?: Readonly<Record<string, string>>;
   readonly basic_auth?: { readonly username: string; readonly password_file: string };
 }
@@ -101,13 +110,25 @@ export function moduleParams(job: Pick<ScrapeJob, 'targets'>): { readonly module
   return modules.size === 1 ? { module: [...modules] } : undefined;
 }
 
+/**
+ * Where a scrape job's targets travel: in the job (`static_configs`), or served by the exporter at `/sd/<job>`
+ * (`agent.targets: http_sd`), where `url` is the exporter's base URL (`http://<service>.<namespace>.svc:9115`).
+ */
+export type TargetsSource = { readonly kind: 'inline' } | { readonly kind: 'http_sd'; readonly baseUrl: string };
+
+export const INLINE_TARGETS: TargetsSource = { kind: 'inline' };
+
 /** A job as the agent's scrape configs: one per part of its static targets (see jobParts), then its discovery's (./discovery.ts). */
-export function renderJobScrapeConfigs(job: ScrapeJob, modules: Readonly<Record<string, SpecModule>>, exporterAddress: string): ProbeScrapeConfig[] {
-  return [...jobParts(job).map((part) => renderScrapeJob(part, exporterAddress)), ...renderDiscoveryScrapeConfigs(job, modules[job.module]!, exporterAddress)];
+export function renderJobScrapeConfigs(job: ScrapeJob, modules: Readonly<Record<string, SpecModule>>, exporterAddress: string, source: TargetsSource = INLINE_TARGETS): ProbeScrapeConfig[] {
+  return [...jobParts(job).map((part) => renderScrapeJob(part, exporterAddress, source)), ...renderDiscoveryScrapeConfigs(job, modules[job.module]!, exporterAddress)];
 }
 
-/** One part of a job (see jobParts) as the agent's scrape config. */
-export function renderScrapeJob(job: ScrapeJob, exporterAddress: string): ProbeScrapeConfig {
+/**
+ * One part of a job (see jobParts) as the agent's scrape config. With http_sd the exporter serves the part's target
+ * groups (targetGroups) under the part's name, which is the scrape job's: the same groups, labels and module
+ * parameters either way, and the three rules untouched.
+ */
+export function renderScrapeJob(job: ScrapeJob, exporterAddress: string, source: TargetsSource = INLINE_TARGETS): ProbeScrapeConfig {
   const params = moduleParams(job);
   return {
     job_name: job.name,
@@ -115,7 +136,7 @@ export function renderScrapeJob(job: ScrapeJob, exporterAddress: string): ProbeS
     scrape_timeout: job.scrapeTimeout,
     metrics_path: PROBE_PATH,
     ...(params && { params }),
-    static_configs: targetGroups(job),
+    ...(source.kind === 'inline' ? { static_configs: targetGroups(job) } : { http_sd_configs: [{ url: `${source.baseUrl}${sdPath(job.name)}` }] }),
     relabel_configs: relabelRules(exporterAddress),
   };
 }

@@ -135,16 +135,32 @@ function placedEverything(unplaced: Record<string, never>, what: string): void {
   if (fields.length > 0) throw new Error(`${what}: ${fields.join(', ')} has no place in the Alloy configuration`);
 }
 
-/** One scrape job as Alloy components: its discovery.relabel when it has rules, and its prometheus.scrape. */
-function jobComponents(config: ScrapeConfig, label: string, forwardTo: Reference): Block[] {
-  const { job_name, scrape_interval, scrape_timeout, metrics_path, params, static_configs, kubernetes_sd_configs, relabel_configs, scheme, tls_config, basic_auth, ...unplaced } = config;
-  placedEverything(unplaced, `job ${job_name}`);
-  // A discovery job's objects come from a discovery.kubernetes component of the same label.
+/** A scrape job's (or its http_sd's) tls_config and basic_auth as Alloy's blocks of the same names. */
+function clientBlocks(job: string, tlsConfig: Readonly<Record<string, string>> | undefined, basicAuth: ScrapeConfig['basic_auth']): Block[] {
+  const tls = Object.entries(tlsConfig ?? {});
+  const unknownTls = tls.filter(([field]) => !TLS_FIELDS.has(field));
+  if (unknownTls.length > 0) throw new Error(`job ${job}: tls_config.${unknownTls[0][0]} has no place in the Alloy configuration`);
+  return [
+    ...(tls.length === 0
+      ? []
+      : [
+          block(
+            'tls_config',
+            tls.map(([field, value]) => attribute(field, value)),
+          ),
+        ]),
+    ...(basicAuth === undefined ? [] : [block('basic_auth', [attribute('username', basicAuth.username), attribute('password_file', basicAuth.password_file)])]),
+  ];
+}
+
+/** Where a job's targets come from: a discovery.kubernetes or discovery.http component of the job's label, else its static targets. */
+function jobDiscovery(config: ScrapeConfig, label: string): { component?: Block; targets: Value } {
+  const { job_name, static_configs, kubernetes_sd_configs, http_sd_configs } = config;
   const [discovered, ...more] = kubernetes_sd_configs ?? [];
-  if (more.length > 0) throw new Error(`job ${job_name}: one kubernetes_sd_configs entry per job has a place in the Alloy configuration`);
-  const discovery =
-    discovered &&
-    block(
+  const [served, ...moreServed] = http_sd_configs ?? [];
+  if (more.length > 0 || moreServed.length > 0 || (discovered && served)) throw new Error(`job ${job_name}: one discovery per job has a place in the Alloy configuration`);
+  if (discovered) {
+    const component = block(
       'discovery.kubernetes',
       [
         attribute('role', discovered.role),
@@ -153,17 +169,29 @@ function jobComponents(config: ScrapeConfig, label: string, forwardTo: Reference
       ],
       label,
     );
-  const targets: Value = discovery
-    ? new Reference(`discovery.kubernetes.${label}.targets`)
-    : (static_configs ?? []).flatMap(({ targets: addresses, labels }) => addresses.map((address) => ({ __address__: address, ...labels })));
-  const relabel = relabel_configs === undefined || relabel_configs.length === 0 ? undefined : block('discovery.relabel', [attribute('targets', targets), ...relabel_configs.map(ruleBlock)], label);
-  const tls = Object.entries(tls_config ?? {});
-  const unknownTls = tls.filter(([field]) => !TLS_FIELDS.has(field));
-  if (unknownTls.length > 0) throw new Error(`job ${job_name}: tls_config.${unknownTls[0][0]} has no place in the Alloy configuration`);
+    return { component, targets: new Reference(`discovery.kubernetes.${label}.targets`) };
+  }
+  if (served) {
+    const { url, tls_config, basic_auth, ...unplaced } = served;
+    placedEverything(unplaced, `job ${job_name}'s http_sd_configs`);
+    const component = block('discovery.http', [attribute('url', url), ...clientBlocks(job_name, tls_config, basic_auth)], label);
+    return { component, targets: new Reference(`discovery.http.${label}.targets`) };
+  }
+  return { targets: (static_configs ?? []).flatMap(({ targets: addresses, labels }) => addresses.map((address) => ({ __address__: address, ...labels }))) };
+}
+
+/** One scrape job as Alloy components: its discovery, its discovery.relabel when it has rules, and its prometheus.scrape. */
+function jobComponents(config: ScrapeConfig, label: string, forwardTo: Reference): Block[] {
+  const { job_name, scrape_interval, scrape_timeout, metrics_path, params, static_configs, kubernetes_sd_configs, http_sd_configs, relabel_configs, scheme, tls_config, basic_auth, ...unplaced } =
+    config;
+  placedEverything(unplaced, `job ${job_name}`);
+  const discovery = jobDiscovery({ job_name, static_configs, kubernetes_sd_configs, http_sd_configs } as ScrapeConfig, label);
+  const relabel =
+    relabel_configs === undefined || relabel_configs.length === 0 ? undefined : block('discovery.relabel', [attribute('targets', discovery.targets), ...relabel_configs.map(ruleBlock)], label);
   const scrape = block(
     'prometheus.scrape',
     [
-      attribute('targets', relabel ? new Reference(`discovery.relabel.${label}.output`) : targets),
+      attribute('targets', relabel ? new Reference(`discovery.relabel.${label}.output`) : discovery.targets),
       attribute('forward_to', [forwardTo]),
       attribute('job_name', job_name),
       attribute('metrics_path', metrics_path),
@@ -171,20 +199,12 @@ function jobComponents(config: ScrapeConfig, label: string, forwardTo: Reference
       attribute('scrape_interval', goDuration(scrape_interval)),
       attribute('scrape_timeout', goDuration(scrape_timeout)),
       ...(scheme === undefined ? [] : [attribute('scheme', scheme)]),
-      ...(tls.length === 0
-        ? []
-        : [
-            block(
-              'tls_config',
-              tls.map(([field, value]) => attribute(field, value)),
-            ),
-          ]),
-      ...(basic_auth === undefined ? [] : [block('basic_auth', [attribute('username', basic_auth.username), attribute('password_file', basic_auth.password_file)])]),
+      ...clientBlocks(job_name, tls_config, basic_auth),
       block('clustering', [attribute('enabled', true)]),
     ],
     label,
   );
-  return [...(discovery ? [discovery] : []), ...(relabel ? [relabel] : []), scrape];
+  return [...(discovery.component ? [discovery.component] : []), ...(relabel ? [relabel] : []), scrape];
 }
 
 /** The remote_write component probekit writes when the spec gives its URL, and the Secret file it reads. */

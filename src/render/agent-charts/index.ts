@@ -48,3 +48,4 @@ export type { K8sMonitoringChartValues } from './k8s-monitoring';
 export { scrapeConfigsText, type PrometheusChartValues } from './prometheus';
 export type { VictoriaMetricsAgentChartValues } from './victoria-metrics-agent';
 export { REMOTE_WRITE_SECRET_DIR } from './secret-files';
+export { OBJECT_DATA_BYTES, RELEASE_GZIP_BYTES, valuesSize, valuesSizeVerdict, type ValuesSize } from './release-size';
