@@ -3,7 +3,8 @@
  * TLS, built on dns-packet. It serves the zone `probe.test.` and behaves on purpose for some names:
  *   - unknown names get NXDOMAIN with the zone's SOA in the authority section;
  *   - `big.probe.test.` is truncated over UDP (TC set, no records) and answered whole over TCP;
- *   - `silent.probe.test.` is never answered.
+ *   - `silent.probe.test.` is never answered;
+ *   - `costly.probe.test.` has three TXT records of 15,000 characters each, costly to COSTLY_REGEXP (./costly-regexp.ts).
  * Every query received is recorded, so tests can see the flags, class and source address a probe used.
  */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
@@ -11,6 +12,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import * as dnsPacket from 'dns-packet';
+import { costlyText } from './costly-regexp';
 
 export const ZONE = 'probe.test';
 export const SOA_SERIAL = 2026112201;
@@ -54,6 +56,7 @@ const records: dnsPacket.Answer[] = [
   { name: `_sip._tcp.${ZONE}`, type: 'SRV', ttl: 300, data: { priority: 10, weight: 60, port: 5060, target: `sip.${ZONE}` } },
   { name: `10.2.0.192.in-addr.arpa`, type: 'PTR', ttl: 300, data: `www.${ZONE}` },
   ...Array.from({ length: 40 }, (_, index): dnsPacket.Answer => ({ name: `big.${ZONE}`, type: 'TXT', ttl: 60, data: `padding record ${index} ${'x'.repeat(40)}` })),
+  ...[1, 2, 3].map((seed): dnsPacket.Answer => ({ name: `costly.${ZONE}`, type: 'TXT', ttl: 60, data: Array.from({ length: 60 }, (_, index) => costlyText(250, seed * 100 + index)) })),
 ];
 
 /** CHAOS-class records, for query_class. */

@@ -13,7 +13,7 @@ import { boundHeapGrowth, HEAP_GROWING_PERCENT } from './server/heap-growth';
 import { EXPORTER_VERSION } from './version';
 import { PROBE_WORKER_ROLE } from './server/probe-pool-messages';
 import { PASSWORD_CHECK_ROLE } from './server/password-checks';
-import { BODY_CHECK_ROLE } from './probers/http/body-check-messages';
+import { CHECK_ROLE } from './probers/shared/check-messages';
 import { TARGET_FILES_ROLE } from './server/target-files-messages';
 
 interface Flags {
@@ -318,13 +318,13 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 // Worker threads run this same file (the bundle): one that loads the config, one that runs probes
-// (--probe.workers), or one that checks passwords or bodies; none starts an exporter.
+// (--probe.workers), or one that checks passwords or runs a probe's checks; none starts an exporter.
 if (!isMainThread) {
   /* eslint-disable @typescript-eslint/no-require-imports -- only the part of the bundle a thread's role needs initializes in it */
   const role = (workerData as { role?: string } | null)?.role;
   if (role === PROBE_WORKER_ROLE) require('./server/probe-worker');
   else if (role === PASSWORD_CHECK_ROLE) require('./server/password-checks');
-  else if (role === BODY_CHECK_ROLE) require('./probers/http/body-check-worker');
+  else if (role === CHECK_ROLE) require('./probers/shared/check-worker');
   else if (role === TARGET_FILES_ROLE) require('./server/target-files-worker');
   else require('./config/load-worker');
   /* eslint-enable @typescript-eslint/no-require-imports */

@@ -2,7 +2,9 @@
  * blackbox_exporter's regular expressions are Go's (RE2 syntax and semantics). They run here on re2js, a
  * JavaScript port of RE2, so that a pattern means what it means upstream (`\Q...\E`, `\pL`, `[[:^alpha:]]`,
  * `(?U)`, flags anywhere) and what RE2 refuses is refused at load (lookaround, backreferences, `a{1001}`).
- * RE2 matches in time linear in the input: no body, header, line or record can stall the exporter.
+ * RE2 matches in time linear in the input, times the pattern's program size: a long pattern on a long text can
+ * take seconds, which is why checks the cost of which is not small run on threads that can be stopped
+ * (../probers/shared/checks.ts).
  */
 import type { RE2JS } from 're2js';
 import { z } from 'zod';
@@ -67,18 +69,48 @@ export class GoRegexp {
     return this.compile().program.test(text);
   }
 
+  /** Whether it was compiled in this thread already: until then, its cost is unknown here. */
+  get compiledHere(): boolean {
+    return this.compiled !== undefined;
+  }
+
+  /**
+   * RE2's program size (compiles it, if not yet): matching costs at most some constant times this times the
+   * text's length, as RE2 promises (../probers/shared/checks.ts measures the constant).
+   */
+  programSize(): number {
+    return this.compile().program.programSize();
+  }
+
   /** The leftmost match in `text` and its groups, or null. */
   exec(text: string): GoMatch | null {
+    const data = this.match(text);
+    return data && goMatch(data);
+  }
+
+  /** The leftmost match in `text` as plain data (what crosses between threads), or null. */
+  match(text: string): MatchData | null {
     const { program, names } = this.compile();
     const matcher = program.matcher(text);
     if (!matcher.find()) return null;
     const groups: Array<string | undefined> = [];
     for (let index = 0; index <= matcher.groupCount(); index += 1) groups.push(matcher.group(index) ?? undefined);
-    return {
-      group: (index) => groups[index],
-      named: (name) => names.map(([groupName, index]) => (groupName === name ? groups[index] : undefined)).find((text) => text !== undefined),
-    };
+    return { groups, names };
   }
+}
+
+/** A match as plain data: each group's text (undefined: it took no part), and the groups' names by number, in order. */
+export interface MatchData {
+  readonly groups: ReadonlyArray<string | undefined>;
+  readonly names: ReadonlyArray<readonly [string, number]>;
+}
+
+/** What Go's Regexp.Expand reads from a match. */
+export function goMatch({ groups, names }: MatchData): GoMatch {
+  return {
+    group: (index) => groups[index],
+    named: (name) => names.map(([groupName, index]) => (groupName === name ? groups[index] : undefined)).find((text) => text !== undefined),
+  };
 }
 
 /** `(?P<name>` or `(?<name>`, an escape (`\Q...\E` whole), or a character class: read in this order. */

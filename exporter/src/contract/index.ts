@@ -6,7 +6,7 @@
  * probers load on the first call of `probeTarget`, which runs one probe in the caller's process.
  */
 import { isMainThread, workerData } from 'node:worker_threads';
-import { BODY_CHECK_ROLE } from '../probers/http/body-check-messages';
+import { CHECK_ROLE } from '../probers/shared/check-messages';
 
 export * from './endpoints';
 export * from './service-discovery';
@@ -20,8 +20,8 @@ export { parseByteSize } from '../config/size';
 export * from './failure-reasons';
 export { probeTarget, type TargetProbeOptions, type TargetProbeResult, type ProbeSample, type ProbeLogEntry } from './probe-target';
 
-// probeTarget's body checks run in threads that load this same file (the contract bundle) with this role.
-if (!isMainThread && (workerData as { role?: string } | null)?.role === BODY_CHECK_ROLE) {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- only a body-check thread initializes it
-  require('../probers/http/body-check-worker');
+// probeTarget's costly checks run in threads that load this same file (the contract bundle) with this role.
+if (!isMainThread && (workerData as { role?: string } | null)?.role === CHECK_ROLE) {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- only a check thread initializes it
+  require('../probers/shared/check-worker');
 }

@@ -11,60 +11,29 @@ import { DNS_PHASES, PROBE_DNS_ADDITIONAL_RRS, PROBE_DNS_ANSWER_RRS, PROBE_DNS_A
 import { resolveTargetAddress } from '../shared/address';
 import type { Endpoint } from '../shared/dial';
 import { Resources } from '../shared/resources';
-import type { ProbeLogger, Prober } from '../types';
-import { failed, failureOf, SUCCEEDED } from '../shared/failure';
+import type { Prober } from '../types';
+import { failed, failureOf } from '../shared/failure';
 import { recordText, type DecodedRecord } from './record-text';
+import { checkOutcome } from '../shared/checks';
+import type { RecordValidatorJob } from '../shared/check-messages';
+import type { Pattern } from '../../config/regexp';
 import { exchangeStream, exchangeUdp, type PhaseTimes } from './transport';
 import { decodeResponse, type DnsResponse } from './message';
 
-/**
- * Checks records against one validator, as upstream does: fail_if_matches_regexp fails on any record
- * matching; fail_if_not_matches_regexp on any record not matching; fail_if_none_matches_regexp when no
- * record matches. fail_if_all_match_regexp fails when some record does NOT match, despite its name: that
- * is what blackbox_exporter has always done, and configs written for it rely on it (see docs/probers.md, "dns").
- * fail_if_not_matches_regexp and fail_if_none_matches_regexp also fail when there are no records.
- */
-export function validRecords(records: readonly DecodedRecord[], validator: RecordValidator | undefined, logger: ProbeLogger): boolean {
-  if (!validator) return true;
-  const { failIfMatches, failIfAllMatch, failIfNotMatches, failIfNoneMatches } = validator;
-  if (records.length === 0 && failIfNotMatches.length > 0) {
-    logger.error('fail_if_not_matches_regexp specified but no RRs returned');
-    return false;
-  }
-  if (records.length === 0 && failIfNoneMatches.length > 0) {
-    logger.error('fail_if_none_matches_regexp specified but no RRs returned');
-    return false;
-  }
-  let allMatch = true;
-  let anyMatch = false;
-  for (const record of records) {
-    const text = recordText(record);
-    logger.debug('Validating RR', { rr: text });
-    for (const pattern of failIfMatches) {
-      if (pattern.regexp.test(text)) {
-        logger.error('At least one RR matched regexp', { regexp: pattern.source, rr: text });
-        return false;
-      }
-    }
-    for (const pattern of failIfAllMatch) if (!pattern.regexp.test(text)) allMatch = false;
-    for (const pattern of failIfNotMatches) {
-      if (!pattern.regexp.test(text)) {
-        logger.error('At least one RR did not match regexp', { regexp: pattern.source, rr: text });
-        return false;
-      }
-    }
-    for (const pattern of failIfNoneMatches) if (pattern.regexp.test(text)) anyMatch = true;
-  }
-  if (failIfAllMatch.length > 0 && !allMatch) {
-    logger.error('Not all RRs matched a fail_if_all_match_regexp regexp');
-    return false;
-  }
-  if (failIfNoneMatches.length > 0 && !anyMatch) {
-    logger.error('None of the RRs matched any fail_if_none_matches_regexp regexp');
-    return false;
-  }
-  return true;
+/** A validator's regexps as written, for the checks (../shared/check-worker.ts runs them, as upstream). */
+function validatorJob(validator: RecordValidator | undefined): RecordValidatorJob | undefined {
+  if (!validator) return undefined;
+  const sources = (patterns: readonly Pattern[]): string[] => patterns.map((pattern) => pattern.source);
+  return {
+    failIfMatches: sources(validator.failIfMatches),
+    failIfAllMatch: sources(validator.failIfAllMatch),
+    failIfNotMatches: sources(validator.failIfNotMatches),
+    failIfNoneMatches: sources(validator.failIfNoneMatches),
+  };
 }
+
+const validatorPatterns = (validator: RecordValidator | undefined): Pattern[] =>
+  validator ? [...validator.failIfMatches, ...validator.failIfAllMatch, ...validator.failIfNotMatches, ...validator.failIfNoneMatches] : [];
 
 export const probeDns: Prober<'dns'> = async (deadline, target, module, registry, logger, options) => {
   const settings = module.dns;
@@ -142,17 +111,17 @@ export const probeDns: Prober<'dns'> = async (deadline, target, module, registry
     return failed('DNS rcode not accepted');
   }
   logger.debug('Rcode is valid', { rcode });
-  const sections: Array<[string, readonly DecodedRecord[], RecordValidator | undefined]> = [
-    ['Answer', answers, settings.validateAnswer],
-    ['Authority', authorities, settings.validateAuthority],
-    ['Additional', additionals, settings.validateAdditional],
-  ];
-  for (const [section, records, validator] of sections) {
-    logger.debug(`Validating ${section} RRs`);
-    if (!validRecords(records, validator, logger)) {
-      logger.error(`${section} RRs validation failed`);
-      return failed('DNS records not accepted');
-    }
-  }
-  return SUCCEEDED;
+  // A section without a validator passes whatever its records: their text is not needed.
+  const sections = [
+    { section: 'Answer', records: answers, validator: settings.validateAnswer },
+    { section: 'Authority', records: authorities, validator: settings.validateAuthority },
+    { section: 'Additional', records: additionals, validator: settings.validateAdditional },
+  ].map(({ section, records, validator }) => ({ section, records: validator ? records.map(recordText) : [], validator, job: validatorJob(validator) }));
+  // Every pattern of a section may read every record of it: the cost is bounded by all patterns over all records.
+  const inline = {
+    patterns: sections.flatMap(({ validator }) => validatorPatterns(validator)),
+    textLength: sections.reduce((sum, { records }) => sum + records.reduce((length, text) => length + text.length, 0), 0),
+  };
+  const job = { kind: 'records', sections: sections.map(({ section, records, job: validator }) => ({ section, records, ...(validator && { validator }) })) } as const;
+  return checkOutcome(job, inline, deadline, logger, 'DNS records not accepted', 'record validators');
 };

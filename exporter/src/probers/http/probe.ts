@@ -23,15 +23,15 @@ import { resolveTargetAddress } from '../shared/address';
 import { unbracket } from '../shared/host-port';
 import { beforeDeadline } from '../shared/deadline';
 import { recordTlsMetrics, tlsConnectionOptions } from '../shared/tls';
-import type { FailureReason } from '../../contract/failure-reasons';
 import type { ProbeDeadline, ProbeLogger, ProbeOutcome, Prober } from '../types';
-import { failed, failedBecause, failureOf, passedOr, SUCCEEDED } from '../shared/failure';
+import { failed, failedBecause, failureOf, SUCCEEDED } from '../shared/failure';
 import { Resources } from '../shared/resources';
 import type { RefusalStage, TargetGuard } from '../shared/target-guard';
 import { exchange, type ExchangeSettings, type Hop, type IncomingResponse, type Timings } from './exchange';
 import { requestContent, type HeaderList, type RequestContent } from './request';
 import { BodyTooLarge, readBody } from './body';
-import { BodyCheckOutOfMemory, checkBody } from './body-checks';
+import { checkOutcome } from '../shared/checks';
+import type { HeaderCheckJob } from '../shared/check-messages';
 import { oauth2Authorization } from './oauth2';
 import type { ProxyChoice } from './proxy';
 
@@ -48,49 +48,22 @@ function headerValues(response: IncomingResponse, name: string): string[] {
   return response.headers.filter(([header]) => header === wanted).map(([, value]) => value);
 }
 
-/** Upstream's header checks: a listed header missing fails unless allow_missing; then the regexps decide. */
-function headersPass(response: IncomingResponse, http: HttpSettings, logger: ProbeLogger): boolean {
-  for (const [list, failWhenMatched] of [
-    [http.failIfHeaderMatches, true],
-    [http.failIfHeaderNotMatches, false],
-  ] as const) {
-    for (const check of list) {
-      const values = headerValues(response, check.header);
-      if (values.length === 0) {
-        if (check.allowMissing) continue;
-        logger.error('Missing required header', { header: check.header });
-        return false;
-      }
-      const matched = values.some((value) => check.pattern.regexp.test(value));
-      if (matched === failWhenMatched) {
-        logger.error(failWhenMatched ? 'Header matched regular expression' : 'Header did not match regular expression', { header: check.header, regexp: check.pattern.source });
-        return false;
-      }
-    }
-  }
-  return true;
+/** The header checks as plain data, in upstream's order: fail_if_header_matches first. */
+function headerChecks(http: HttpSettings): HeaderCheckJob[] {
+  return [
+    ...http.failIfHeaderMatches.map((check) => ({ header: check.header, regexp: check.pattern.source, allowMissing: check.allowMissing, failWhenMatched: true })),
+    ...http.failIfHeaderNotMatches.map((check) => ({ header: check.header, regexp: check.pattern.source, allowMissing: check.allowMissing, failWhenMatched: false })),
+  ];
 }
 
-/**
- * Runs a body check off this thread (./body-checks.ts) and says how it went, its log lines written to the
- * probe's log as if it had run here. A check stopped at the deadline fails the probe as a timeout, saying what
- * was still running; one out of its memory fails it for `reason`, saying so.
- */
-async function checkedBody(job: Parameters<typeof checkBody>[0], deadline: ProbeDeadline, logger: ProbeLogger, reason: FailureReason): Promise<ProbeOutcome> {
-  const what = job.kind === 'cel' ? 'CEL checks of the body' : 'body regexps';
-  try {
-    const result = await checkBody(job, deadline);
-    for (const line of result.lines) logger[line.level](line.message, line.fields);
-    return passedOr(result.passed, reason);
-  } catch (error) {
-    if (error instanceof BodyCheckOutOfMemory) {
-      logger.error('Body check ran out of memory', { check: what, err: error });
-      return failedBecause(reason, error.message);
-    }
-    const outcome = failureOf(error, 'internal error');
-    logger.error(outcome.success || outcome.reason !== 'internal error' ? 'Body check stopped' : 'Body check failed', { check: what, err: error as Error });
-    return !outcome.success && outcome.reason === 'timed out' ? { ...outcome, detail: `the ${what} were still running at the deadline, and were stopped` } : outcome;
-  }
+/** Upstream's header checks (../shared/check-worker.ts), here or on a check thread by their cost (../shared/checks.ts). */
+function checkedHeaders(response: IncomingResponse, http: HttpSettings, deadline: ProbeDeadline, logger: ProbeLogger): Promise<ProbeOutcome> {
+  const checks = [...http.failIfHeaderMatches, ...http.failIfHeaderNotMatches];
+  const named = new Set(checks.map((check) => check.header.toLowerCase()));
+  const headers = response.headers.filter(([name]) => named.has(name));
+  const textLength = headers.reduce((sum, [, value]) => sum + value.length, 0);
+  const inline = { patterns: checks.map((check) => check.pattern), textLength };
+  return checkOutcome({ kind: 'headers', headers, checks: headerChecks(http) }, inline, deadline, logger, 'body or header regexp failed', 'header regexps');
 }
 
 interface HopResult {
@@ -400,9 +373,9 @@ async function judge(
   }
   if (!success) outcome = failed('HTTP status not accepted');
   if (success && (http.failIfHeaderMatches.length > 0 || http.failIfHeaderNotMatches.length > 0)) {
-    success = headersPass(final, http, logger);
+    outcome = await checkedHeaders(final, http, deadline, logger);
+    success = outcome.success;
     regexGauge.set(success ? 0 : 1);
-    outcome = passedOr(success, 'body or header regexp failed');
   }
   const bodyRegexps = http.failIfBodyMatches.length > 0 || http.failIfBodyNotMatches.length > 0;
   let bodyLength = 0;
@@ -415,12 +388,10 @@ async function judge(
       const body = read.body ?? Buffer.alloc(0);
       if (success && bodyRegexps) {
         const failIfMatches = http.failIfBodyMatches.map((pattern) => pattern.source);
-        outcome = await checkedBody(
-          { kind: 'regexps', body, failIfMatches, failIfNotMatches: http.failIfBodyNotMatches.map((pattern) => pattern.source) },
-          deadline,
-          logger,
-          'body or header regexp failed',
-        );
+        const failIfNotMatches = http.failIfBodyNotMatches.map((pattern) => pattern.source);
+        // A body's length in bytes bounds its length in characters.
+        const inline = { patterns: [...http.failIfBodyMatches, ...http.failIfBodyNotMatches], textLength: body.length };
+        outcome = await checkOutcome({ kind: 'body-regexps', body, failIfMatches, failIfNotMatches }, inline, deadline, logger, 'body or header regexp failed', 'body regexps');
         success = outcome.success;
         regexGauge.set(success ? 0 : 1);
       }
@@ -428,7 +399,7 @@ async function judge(
       // here it gets the whole body, so that a module with both checks can pass.
       if (success && celGauge) {
         const job = { kind: 'cel', body, failIfMatches: http.failIfBodyJsonMatchesCel?.source, failIfNotMatches: http.failIfBodyJsonNotMatchesCel?.source } as const;
-        outcome = await checkedBody(job, deadline, logger, 'body CEL expression failed');
+        outcome = await checkOutcome(job, undefined, deadline, logger, 'body CEL expression failed', 'CEL checks of the body');
         success = outcome.success;
         celGauge.set(success ? 0 : 1);
       }

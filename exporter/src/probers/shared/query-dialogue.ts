@@ -5,7 +5,8 @@
  * and probe_expect_info.
  */
 import type { Socket } from 'node:net';
-import { expandGoTemplate, type GoMatch } from '../../config/regexp';
+import { expandGoTemplate, goMatch, type GoMatch, type Pattern } from '../../config/regexp';
+import { runChecks } from './checks';
 import { PROBE_EXPECT_INFO, PROBE_FAILED_DUE_TO_BYTES, PROBE_FAILED_DUE_TO_REGEX, gauge, type ProbeRegistry } from '../../metrics';
 import type { ProbeDeadline, ProbeLogger, ProbeOutcome } from '../types';
 import { failed, SUCCEEDED } from './failure';
@@ -47,6 +48,8 @@ function expectInfo(registry: ProbeRegistry, labels: NonNullable<QueryStep['labe
 export interface Dialogue {
   readonly registry: ProbeRegistry;
   readonly logger: ProbeLogger;
+  /** The probe's: an `expect` too costly to run here runs on a check thread under it (./checks.ts). */
+  readonly deadline: ProbeDeadline;
   /** Upgrades `socket` to TLS for a `starttls` step (the prober knows its tls_config and server name). */
   startTls(socket: Socket): Promise<Socket>;
 }
@@ -73,9 +76,17 @@ export async function secureStream(
   return secured;
 }
 
+/** `expect`'s match on `line`, here or on a check thread by its cost (./checks.ts); rejects as runChecks does. */
+async function expectMatch(expect: Pattern, line: string, dialogue: Dialogue): Promise<GoMatch | null> {
+  const job = { kind: 'expect', regexp: expect.source, line } as const;
+  const result = await runChecks(job, { patterns: [expect], textLength: line.length }, dialogue.deadline, dialogue.logger, 'query_response regexps');
+  return result.match ? goMatch(result.match) : null;
+}
+
 /**
- * Walks `steps` over `socket`; resolves to the outcome: a step that did not get what it expects fails with 'query response not matched'. It does not watch the deadline: the
- * prober runs it under beforeDeadline and destroys the sockets it owns when the probe ends.
+ * Walks `steps` over `socket`; resolves to the outcome: a step that did not get what it expects fails with 'query
+ * response not matched'. It does not watch the deadline: the prober runs it under beforeDeadline and destroys the sockets it owns when the probe ends; an `expect` stopped
+ * at the deadline is said by withStoppedCheck (./checks.ts).
  */
 export async function runQueryResponses(socket: Socket, steps: readonly QueryStep[], dialogue: Dialogue): Promise<ProbeOutcome> {
   const { registry, logger } = dialogue;
@@ -86,12 +97,11 @@ export async function runQueryResponses(socket: Socket, steps: readonly QuerySte
     logger.debug('Processing query response entry', { entry_number: index });
     let send = bytesOf(step.send);
     if (step.expect !== undefined) {
-      const pattern = step.expect.regexp;
       let match: GoMatch | null = null;
       let line: string | undefined;
       while (match === null && (line = await reader.line()) !== undefined) {
         logger.debug('Read line', { line });
-        match = pattern.exec(line);
+        match = await expectMatch(step.expect, line, dialogue);
       }
       if (match === null) {
         failedDueToRegex.set(1);

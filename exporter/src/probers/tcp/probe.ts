@@ -11,6 +11,7 @@ import { beforeDeadline } from '../shared/deadline';
 import { Resources } from '../shared/resources';
 import { dial } from '../shared/dial';
 import { runQueryResponses, secureStream, STREAM_TLS_METRICS } from '../shared/query-dialogue';
+import { withStoppedCheck } from '../shared/checks';
 import { recordTlsMetrics, tlsConnectionOptions, tlsConnectionState } from '../shared/tls';
 import type { ProbeDeadline, ProbeLogger, Prober } from '../types';
 import { failed, failureOf } from '../shared/failure';
@@ -54,11 +55,16 @@ export const probeTcp: Prober<'tcp'> = async (deadline, target, module, registry
   try {
     const socket = await openConnection(deadline, host, port, resolved, settings, registry, logger, resources);
     logger.debug('Successfully dialed');
-    const work = runQueryResponses(socket, settings.steps, { registry, logger, startTls: (plain) => secureStream(plain, 'starttls', deadline, settings.tlsConfig, host, registry, resources) });
+    const work = runQueryResponses(socket, settings.steps, {
+      registry,
+      logger,
+      deadline,
+      startTls: (plain) => secureStream(plain, 'starttls', deadline, settings.tlsConfig, host, registry, resources),
+    });
     return await beforeDeadline(deadline, 'query_response', work);
   } catch (error) {
     logger.error('Error during TCP probe', { err: (error as Error).message });
-    return failureOf(error, 'connection failed');
+    return withStoppedCheck(failureOf(error, 'connection failed'), deadline);
   } finally {
     resources.destroyAll();
   }

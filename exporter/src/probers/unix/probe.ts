@@ -6,6 +6,7 @@ import { unixTarget } from './definition';
 import { beforeDeadline } from '../shared/deadline';
 import { connectUnix } from '../shared/dial';
 import { runQueryResponses, secureStream } from '../shared/query-dialogue';
+import { withStoppedCheck } from '../shared/checks';
 import { Resources } from '../shared/resources';
 import type { Prober } from '../types';
 import { failed, failureOf } from '../shared/failure';
@@ -29,6 +30,7 @@ export const probeUnix: Prober<'unix'> = async (deadline, target, module, regist
     const work = runQueryResponses(socket, settings.steps, {
       registry,
       logger,
+      deadline,
       startTls: (plain) => secureStream(plain, 'starttls', deadline, settings.tlsConfig, NO_SERVER_NAME, registry, resources),
     });
     return await beforeDeadline(deadline, 'query_response', work);
@@ -37,7 +39,7 @@ export const probeUnix: Prober<'unix'> = async (deadline, target, module, regist
     // A permission error says so, as upstream's does: the exporter's user cannot open the socket.
     const message = code === 'EACCES' || code === 'EPERM' ? `permission denied connecting to unix socket ${target}: ${(error as Error).message}` : (error as Error).message;
     logger.error('Error dialing unix', { err: message });
-    return failureOf(error, 'connection failed');
+    return withStoppedCheck(failureOf(error, 'connection failed'), deadline);
   } finally {
     resources.destroyAll();
   }

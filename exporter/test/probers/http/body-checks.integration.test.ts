@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { metricValue } from '../../../loopback/metrics-text';
 import { startExporter, type RunningExporter } from '../../../loopback/reference-exporter';
 import { probeWhileHealthy as probeWhileHealthyAt, startSite, type TargetSite } from '../../support/probe-while-healthy';
-import { BODY_CHECK_HEAP_MIB } from '../../../src/probers/http/body-checks';
+import { CHECK_HEAP_MIB } from '../../../src/probers/shared/checks';
 
 /** The module timeout of the costly checks, in seconds. */
 const TIMEOUT = 2;
@@ -84,12 +84,12 @@ describe('checks that cost what the body makes them cost end at the deadline', (
 });
 
 describe('a check that needs more memory than its thread may use', () => {
-  it(`fails its probe, saying so, and leaves the exporter running (${BODY_CHECK_HEAP_MIB} MiB per check thread)`, async () => {
+  it(`fails its probe, saying so, and leaves the exporter running (${CHECK_HEAP_MIB} MiB per check thread)`, async () => {
     const { text, samples } = await probeWhileHealthy('big_json', '/objects');
     expect(metricValue(samples, 'probe_success')).toBe(0);
     expect(reasonOf(samples)).toEqual({ reason: 'body CEL expression failed' });
     expect(metricValue(samples, 'probe_failed_due_to_cel')).toBe(1);
-    expect(text).toContain(`checking the body needed more than the ${BODY_CHECK_HEAP_MIB} MiB of memory a body check may use`);
+    expect(text).toContain(`the checks needed more than the ${CHECK_HEAP_MIB} MiB of memory a check may use`);
     expect((await fetch(`${exporter.baseUrl}/-/healthy`)).ok).toBe(true);
     const { samples: after } = await probeWhileHealthy('small_cel', '/small');
     expect(metricValue(after, 'probe_success')).toBe(1);
