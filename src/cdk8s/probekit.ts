@@ -78,7 +78,11 @@ export class Probekit extends Construct {
       });
     }
     if (spec.alerts.enabled) {
-      this.alerts = new ProbeAlerts(this, 'alerts', { spec, prometheusRule: spec.operator?.rules ? { labels: spec.operator.labels } : undefined });
+      this.alerts = new ProbeAlerts(this, 'alerts', {
+        spec,
+        prometheusRule: spec.operator?.rules ? { labels: spec.operator.labels } : undefined,
+        alertmanagerConfig: spec.operator?.alertmanagerConfig ? { labels: spec.operator.labels } : undefined,
+      });
     }
     if (spec.operator?.probes || scrapesProbeObjects(spec.agent)) {
       this.probes = new Probes(this, 'probes', { exporter: this.exporter, labels: spec.operator?.labels, jobs: spec.jobs });
@@ -114,7 +118,8 @@ export function holdsSecretValues(text: string): boolean {
 
 /**
  * An App that also writes, beside each chart's manifests, what is not a Kubernetes object: the agent values
- * (`<chart>.agent-values.yaml`), the dashboard (`<chart>.dashboard.json`) and the rule file (`<chart>.rules.yaml`).
+ * (`<chart>.agent-values.yaml`), the dashboard (`<chart>.dashboard.json`), the rule file (`<chart>.rules.yaml`) and, when
+ * the spec routes its alerts, Alertmanager's file (`<chart>.alertmanager.yaml`).
  */
 export class ProbekitApp extends App {
   /** What synth found worth saying without failing: agent values past half of what a Helm release holds. */
@@ -144,7 +149,10 @@ export class ProbekitApp extends App {
         if (values.sizeWarning !== undefined) this.warnings.push(`${values.fileName}: ${values.sizeWarning}`);
       }
       for (const dashboard of EndpointsDashboard.all(this)) write(dashboard.fileName, dashboard.toJson());
-      for (const alerts of ProbeAlerts.all(this)) write(alerts.fileName, alerts.toYaml());
+      for (const alerts of ProbeAlerts.all(this)) {
+        write(alerts.fileName, alerts.toYaml());
+        if (alerts.alertmanagerYaml !== undefined) write(alerts.alertmanagerFileName, alerts.alertmanagerYaml);
+      }
     } finally {
       process.umask(umask);
     }

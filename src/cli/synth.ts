@@ -28,7 +28,8 @@ const HELP = helpText(
   `Writes the cluster form of the spec into --out: <chart>.k8s.yaml (the exporter's Kubernetes objects, and the
 Prometheus Operator's when the spec asks for them), <chart>.agent-values.yaml (the Helm values of the agent's
 chart, --chart or the spec's agent.chart, with the scrape jobs), <chart>.dashboard.json and <chart>.rules.yaml,
-unless the spec turns them off. A file holding a Secret's values is readable by its owner only (0600). A spec
+unless the spec turns them off, and <chart>.alertmanager.yaml when the spec names receivers, maintenance windows or
+two or more locations. A file holding a Secret's values is readable by its owner only (0600). A spec
 with problems prints each and writes nothing.`,
   `0 written; 1 the spec refused; 2 a mistake in the command line (a spec file that cannot be read, an
 --out folder holding files synth does not write)`,
@@ -41,7 +42,7 @@ const CHART = 'probekit';
  * What synth writes (cdk8s' `<chart>.k8s.yaml` and the files ProbekitApp adds beside it), and so what it may
  * replace in --out; a test keeps this in step with the files of a spec that turns everything on.
  */
-export const SYNTH_OUTPUT = /^[^/]+\.(k8s\.yaml|agent-values\.yaml|dashboard\.json|rules\.yaml)$/;
+export const SYNTH_OUTPUT = /^[^/]+\.(k8s\.yaml|agent-values\.yaml|dashboard\.json|rules\.yaml|alertmanager\.yaml)$/;
 
 /** The files under `out` an earlier synth wrote, to be replaced; a UsageError when it holds anything else. */
 function earlierOutput(out: string, given: string): string[] {

@@ -1,4 +1,5 @@
 export * from './spec';
+export { LOCATION_LABEL, majority } from './alerting';
 export * from './secret-ref';
 export * from './agent-chart';
 export { localExporterAddress } from './host';

@@ -278,15 +278,58 @@ const dashboardSchema = z.strictObject({
   labels: kubernetesLabels.optional(),
 });
 
+/** A location's name: the `location` label's value, a word in alerts, and a literal in PromQL and Alertmanager regexps. */
+export const LOCATION_NAME_RULE = 'must be 1 to 63 lower-case letters, digits, -, _ and ., starting and ending with a letter or digit, for example eu-west-1';
+export const locationNameSchema = z.string().regex(/^[a-z0-9]([-a-z0-9_.]{0,61}[a-z0-9])?$/, LOCATION_NAME_RULE);
+
+/** A name in Alertmanager's configuration (a receiver, a time interval). */
+const alertmanagerName = z.string().regex(/^[A-Za-z0-9_][-A-Za-z0-9_]{0,62}$/, 'must be 1 to 63 letters, digits, - and _, starting with a letter, digit or _, for example oncall');
+
+export const receiverSchema = z.strictObject({
+  name: alertmanagerName,
+  severities: z
+    .array(z.string().regex(/^[a-z]+$/, 'must be a severity in lower-case letters: critical, warning or info'))
+    .min(1)
+    .optional(),
+  webhookUrl: z.url({ protocol: /^https?$/, error: 'must be an http or https URL, for example https://hooks.example.com/alerts' }).optional(),
+});
+
 const alertsSchema = z.strictObject({
   enabled: z.boolean().optional(),
   thresholds: thresholdsSchema.optional(),
+  failingLocations: z.number().int('must be a whole number of locations, such as 2').min(1, 'must be at least 1 location').optional(),
+  evaluationInterval: z.string().optional(),
+  receivers: z.array(receiverSchema).min(1, 'is empty; name at least one receiver, or leave receivers out').optional(),
+  groupWait: z.string().optional(),
+  groupInterval: z.string().optional(),
+  repeatInterval: z.string().optional(),
+});
+
+const clockTime = (latest: '23:59' | '24:00') =>
+  z.string().regex(latest === '24:00' ? /^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$/ : /^([01][0-9]|2[0-3]):[0-5][0-9]$/, `must be a time of day as HH:MM, 00:00 to ${latest}, such as 02:30`);
+
+export const weeklyWindowSchema = z.strictObject({
+  days: z.array(z.enum(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'])).min(1, 'is empty; name at least one day, such as sunday'),
+  from: clockTime('23:59'),
+  to: clockTime('24:00'),
+  timezone: z.string().min(1).optional(),
+});
+
+const rfc3339 = z.iso.datetime({ offset: true, error: 'must be an RFC 3339 time with its offset, such as 2026-03-01T22:00:00+01:00 or 2026-03-01T21:00:00Z' });
+
+export const maintenanceWindowSchema = z.strictObject({
+  name: alertmanagerName,
+  jobs: z.array(z.string()).min(1, 'is empty; name the jobs whose alerts the window mutes'),
+  targets: z.array(z.string()).min(1, 'is empty; list targets of those jobs, or leave targets out to mute every target').optional(),
+  weekly: weeklyWindowSchema.optional(),
+  once: z.strictObject({ from: rfc3339, to: rfc3339 }).optional(),
 });
 
 const operatorSchema = z.strictObject({
   probes: z.boolean().optional(),
   rules: z.boolean().optional(),
   labels: kubernetesLabels.optional(),
+  alertmanagerConfig: z.boolean().optional(),
 });
 
 const searchEngineSchema = z.strictObject({
@@ -318,4 +361,7 @@ export const specSchema = z.strictObject({
   alerts: alertsSchema.optional(),
   operator: operatorSchema.optional(),
   host: hostSchema.optional(),
+  location: locationNameSchema.optional(),
+  locations: z.array(locationNameSchema).min(1, 'is empty; list every location that probes these jobs, or leave locations out').optional(),
+  maintenance: z.array(maintenanceWindowSchema).optional(),
 });

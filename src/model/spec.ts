@@ -76,7 +76,19 @@ export const DEFAULTS = {
   operator: {
     probes: true,
     rules: true,
+    alertmanagerConfig: true,
   },
+  /** Alertmanager's own defaults, written out. */
+  alertmanager: {
+    receiver: 'default',
+    severities: ['critical'],
+    groupWait: '30s',
+    groupInterval: '5m',
+    repeatInterval: '4h',
+    timezone: 'UTC',
+  },
+  /** The label each location's series carry. */
+  locationLabel: 'location',
   host: {
     /** Loopback only: the agent on the same machine scrapes it there, and nothing else reaches it. */
     listenAddress: `127.0.0.1:${EXPORTER_PORT}`,
@@ -148,6 +160,73 @@ export interface SpecInput {
   readonly operator?: OperatorInput;
   /** The single-machine form's settings (`probekit host render`, install.sh); the cluster form ignores them. @default - listen on 127.0.0.1:9115 */
   readonly host?: HostInput;
+  /**
+   * This deployment's location (a cluster, a region): the `location` label of every series its agent scrapes, one of
+   * `locations`. @default - none: the series carry no location label
+   */
+  readonly location?: string;
+  /**
+   * Every location that probes these jobs, whose agents all send to the Prometheus (or ruler) that evaluates the rules:
+   * with two or more, EndpointDown pages when `alerts.failingLocations` of them see a target fail. @default - `location` alone, or none
+   */
+  readonly locations?: readonly string[];
+  /** Planned windows in which Alertmanager delivers nothing for some jobs (or targets); the rules keep firing. @default - none */
+  readonly maintenance?: readonly MaintenanceWindowInput[];
+}
+
+/** A planned window: weekly, or once. */
+export interface MaintenanceWindowInput {
+  /** The window's name: the Alertmanager time interval's (letters, digits, - and _). */
+  readonly name: string;
+  /** The jobs (their names) whose alerts it mutes. */
+  readonly jobs: readonly string[];
+  /** Only these targets of those jobs. @default - every target of the jobs */
+  readonly targets?: readonly string[];
+  /** Every week on these days, from `from` to `to` (a `to` before `from` ends the next day). */
+  readonly weekly?: WeeklyWindowInput;
+  /** Once, between two RFC 3339 times (on a minute). */
+  readonly once?: { readonly from: string; readonly to: string };
+}
+
+/** A weekly window, in a time zone's wall-clock time. */
+export interface WeeklyWindowInput {
+  /** Day names in English, lower case: monday ... sunday. */
+  readonly days: readonly WeekDay[];
+  /** HH:MM, 00:00 to 23:59. */
+  readonly from: string;
+  /** HH:MM, 00:01 to 24:00; before `from`, the window ends on the next day. */
+  readonly to: string;
+  /** An IANA time zone such as Europe/Zurich. @default UTC */
+  readonly timezone?: string;
+}
+
+export const WEEK_DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+export type WeekDay = (typeof WEEK_DAYS)[number];
+
+/** A maintenance window, checked: its jobs exist, its targets are theirs. */
+export interface MaintenanceWindow {
+  readonly name: string;
+  readonly jobs: readonly string[];
+  readonly targets?: readonly string[];
+  readonly weekly?: { readonly days: readonly WeekDay[]; readonly from: string; readonly to: string; readonly timezone: string };
+  readonly once?: { readonly from: string; readonly to: string };
+}
+
+/** Where Alertmanager delivers probekit's alerts: a receiver by name, with the severities it takes. */
+export interface ReceiverInput {
+  /** The receiver's name in the Alertmanager configuration (letters, digits, - and _). */
+  readonly name: string;
+  /** The alerts' severities it is sent. @default [critical] (the receiver named default: whatever no other takes) */
+  readonly severities?: readonly string[];
+  /** An http(s) endpoint Alertmanager posts the alerts to. @default - none: add the receiver's integrations to the file yourself */
+  readonly webhookUrl?: string;
+}
+
+/** A receiver, filled in. */
+export interface Receiver {
+  readonly name: string;
+  readonly severities: readonly string[];
+  readonly webhookUrl?: string;
 }
 
 /** The single-machine form, as the spec writes it. */
@@ -343,6 +422,26 @@ export interface AlertsInput {
   readonly enabled?: boolean;
   /** The thresholds of jobs that set none of their own. @default DEFAULTS.alerts.thresholds */
   readonly thresholds?: AlertThresholdsInput;
+  /** With two or more `locations`: how many must see a target fail for EndpointDown to page. @default a majority of locations */
+  readonly failingLocations?: number;
+  /** How often the Prometheus (or ruler) evaluates the rule groups. @default - its global evaluation_interval */
+  readonly evaluationInterval?: string;
+  /** Alertmanager's receivers for probekit's alerts (`<chart>.alertmanager.yaml`, the AlertmanagerConfig). @default - one named default, without integrations */
+  readonly receivers?: readonly ReceiverInput[];
+  /** Alertmanager's group_wait: how long a new group of alerts waits for more before its first notification. @default 30s */
+  readonly groupWait?: string;
+  /** Alertmanager's group_interval: how long before a group's next notification about new alerts in it. @default 5m */
+  readonly groupInterval?: string;
+  /** Alertmanager's repeat_interval: how long before a notification still firing is sent again. @default 4h */
+  readonly repeatInterval?: string;
+}
+
+/** The alerts' delivery, filled in. */
+export interface AlertRouting {
+  readonly receivers: readonly Receiver[];
+  readonly groupWait: string;
+  readonly groupInterval: string;
+  readonly repeatInterval: string;
 }
 
 /** Prometheus Operator objects, as the spec writes them. */
@@ -353,6 +452,11 @@ export interface OperatorInput {
   readonly rules?: boolean;
   /** Labels on every Operator object, for the Prometheus resource's selectors. @default - none */
   readonly labels?: Readonly<Record<string, string>>;
+  /**
+   * An AlertmanagerConfig (monitoring.coreos.com/v1alpha1) with the routes, receivers and maintenance windows, when
+   * the spec names receivers or windows. @default true
+   */
+  readonly alertmanagerConfig?: boolean;
 }
 
 /** A HorizontalPodAutoscaler on the exporter's CPU use; every field filled in. */
@@ -444,8 +548,22 @@ export interface Spec {
   };
   readonly searchEngine?: { readonly url: string; readonly apiToken: SecretRef; readonly secretName: string };
   readonly dashboard: DashboardSettings;
-  /** Whether alert rules are made, and the thresholds of jobs that set none of their own. */
-  readonly alerts: { readonly enabled: boolean; readonly thresholds: AlertThresholds };
+  /**
+   * Whether alert rules are made, the thresholds of jobs that set none of their own, how many locations must see a
+   * target fail (with two or more locations), the rule groups' interval, and Alertmanager's routing.
+   */
+  readonly alerts: {
+    readonly enabled: boolean;
+    readonly thresholds: AlertThresholds;
+    readonly failingLocations?: number;
+    readonly evaluationInterval?: string;
+    readonly routing: AlertRouting;
+  };
+  /** This deployment's location: the `location` label its jobs put on every series (in each job's labels). */
+  readonly location?: string;
+  /** Every location that probes these jobs; two or more make the rules count locations. */
+  readonly locations: readonly string[];
+  readonly maintenance: readonly MaintenanceWindow[];
   /** Present when the spec asks for Prometheus Operator objects. */
   readonly operator?: OperatorSettings;
   /** The single-machine form: where its exporter listens, and the base of its files' debug links (./host.ts). */
@@ -509,4 +627,6 @@ export interface OperatorSettings {
   readonly rules: boolean;
   /** Labels on every Operator object, for the Prometheus resource's probeSelector, ruleSelector and serviceMonitorSelector. */
   readonly labels: Readonly<Record<string, string>>;
+  /** Whether an AlertmanagerConfig is made (when the spec names receivers or maintenance windows). */
+  readonly alertmanagerConfig: boolean;
 }

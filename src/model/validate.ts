@@ -28,6 +28,7 @@ import { withDurationSuggestions, withRequiredHints } from './problems';
 import { readEnvSecret, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
 import { moduleSecrets, moduleWithSecretFiles, secretCandidateFields, secretFieldProblems, withoutSecrets } from './secret-fields';
 import { dashboardSettings, exporterSettings } from './defaults';
+import { alertingSettings, downForProblems, LOCATION_LABEL } from './alerting';
 import { hostSettings } from './host';
 import { jobSchema, MODULE_NAME_RULE, moduleNameSchema, presetSchemas, secretRefSchema, specSchema, targetObjectSchema } from './schema';
 import { probeObjectNames, TargetModules } from './targets';
@@ -121,7 +122,10 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
   const problems: Problem[] = [];
 
   // Unknown fields come first: a misspelt `job:` explains the missing `jobs` reported after it.
-  const { namespace, exporter, agent, searchEngine, dashboard, alerts, operator, host } = parseFields<SpecFields>(specSchema, input, [], problems, ['modules', 'jobs'])!;
+  const { namespace, exporter, agent, searchEngine, dashboard, alerts, operator, host, location, locations, maintenance } = parseFields<SpecFields>(specSchema, input, [], problems, [
+    'modules',
+    'jobs',
+  ])!;
   const { modules: written, defined } = parseModules(input.modules, problems);
   const thresholds: AlertThresholds = { ...DEFAULTS.alerts.thresholds, ...alerts?.thresholds };
   const targetModules = new TargetModules(written);
@@ -135,6 +139,13 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
   if (exporter?.allowedTargets) problems.push(...checkAllowedTargets(exporter.allowedTargets));
   problems.push(...checkThresholds(['alerts', 'thresholds'], alerts?.thresholds ?? {}, thresholds));
   jobs.forEach(([index, job]) => problems.push(...checkThresholds(['jobs', index, 'alerts'], (input.jobs as Array<{ alerts?: Partial<AlertThresholds> }>)[index].alerts ?? {}, job.alerts)));
+  jobs.forEach(([index, job]) => {
+    const written = (input.jobs as Array<{ alerts?: Partial<AlertThresholds> }>)[index].alerts?.downFor !== undefined;
+    const writtenAt: FieldPath | undefined = written ? ['jobs', index, 'alerts', 'downFor'] : alerts?.thresholds?.downFor !== undefined ? ['alerts', 'thresholds', 'downFor'] : undefined;
+    problems.push(...downForProblems(job, index, writtenAt));
+  });
+  const alertmanagerConfig = operator !== undefined && (operator.alertmanagerConfig ?? DEFAULTS.operator.alertmanagerConfig);
+  const alerting = alertingSettings({ location, locations, maintenance, alerts, alertmanagerConfig }, jobs, problems);
   const agentChart = agentChartOf(agent ?? {}, ['agent'], problems);
   const agentTargets = agentTargetsOf(agent ?? {}, ['agent'], problems);
   const probeObjects = (operator !== undefined && (operator.probes ?? DEFAULTS.operator.probes)) || (agentChart !== undefined && scrapesProbeObjects(agentChart));
@@ -166,7 +177,8 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
     namespace: namespace ?? DEFAULTS.namespace,
     exporter: exporterSettings(exporter),
     modules,
-    jobs: jobs.map(([, job]) => job),
+    // Every series of a located deployment says where it was probed: the job's labels go on every target group, discovered target and Probe.
+    jobs: jobs.map(([, job]) => (alerting.location === undefined ? job : { ...job, labels: { ...job.labels, [LOCATION_LABEL]: alerting.location } })),
     agent: {
       ...agentChart!,
       scrapeJobs: !scrapesProbeObjects(agentChart!) && (agent?.scrapeJobs ?? true),
@@ -179,11 +191,21 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
       secretName: searchEngine.secretName ?? DEFAULTS.searchEngine.secretName,
     },
     dashboard: dashboardSettings(dashboard),
-    alerts: { enabled: alerts?.enabled ?? DEFAULTS.alerts.enabled, thresholds },
+    alerts: {
+      enabled: alerts?.enabled ?? DEFAULTS.alerts.enabled,
+      thresholds,
+      ...(alerting.failingLocations === undefined ? {} : { failingLocations: alerting.failingLocations }),
+      ...(alerting.evaluationInterval === undefined ? {} : { evaluationInterval: alerting.evaluationInterval }),
+      routing: alerting.routing,
+    },
+    ...(alerting.location === undefined ? {} : { location: alerting.location }),
+    locations: alerting.locations,
+    maintenance: alerting.maintenance,
     operator: operator && {
       probes: operator.probes ?? DEFAULTS.operator.probes,
       rules: operator.rules ?? DEFAULTS.operator.rules,
       labels: operator.labels ?? {},
+      alertmanagerConfig,
     },
     host: hostSettings(host, exporter?.externalUrl),
   };

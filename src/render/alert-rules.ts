@@ -13,7 +13,7 @@
  */
 import { stringify } from 'yaml';
 import { parseDuration } from '@probekit/exporter';
-import { MODULE_LABEL, type Job, type Spec, type SpecModule } from '../model';
+import { DEFAULTS, LOCATION_LABEL, majority, MODULE_LABEL, type Job, type Spec, type SpecModule } from '../model';
 import { probeDebugUrl, statusPageUrl } from './debug-links';
 import { CONFIG_RELOAD_SUCCESSFUL, PROBE_METRICS } from './probe-metrics';
 import { EXPORTER_JOB_NAME } from './scrape-job';
@@ -29,6 +29,8 @@ export interface AlertRule {
 
 export interface RuleGroup {
   readonly name: string;
+  /** How often the group is evaluated (`alerts.evaluationInterval`); absent, the Prometheus's global interval. */
+  readonly interval?: string;
   readonly rules: readonly AlertRule[];
 }
 
@@ -48,7 +50,12 @@ export const ALERTS = {
   errorBudgetBurnFast: 'EndpointErrorBudgetBurnFast',
   errorBudgetBurnSlow: 'EndpointErrorBudgetBurnSlow',
   uptimeBelowObjective: 'EndpointUptimeBelowObjective',
+  downFromLocation: 'EndpointDownFromLocation',
+  locationSilent: 'ProbeLocationSilent',
 } as const;
+
+/** How long a location that sent probe results is remembered: it is silent when it has sent nothing since, for downFor. */
+export const LOCATION_MEMORY = '1h';
 
 /** The window an objective is measured over. */
 export const OBJECTIVE_WINDOW = '30d';
@@ -82,21 +89,52 @@ function quoted(value: string): string {
 const TARGET = '{{ $labels.instance }}';
 const JOB = '{{ $labels.job }}';
 
-export function renderAlertRules(spec: Pick<Spec, 'jobs' | 'modules' | 'exporter'>): RuleFile {
-  return {
-    groups: [...spec.jobs.map((job) => ({ name: `probekit:${job.name}`, rules: jobRules(job, spec.modules, spec.exporter.externalUrl) })), exporterGroup(spec.exporter.externalUrl)],
-  };
+/** What the rules read of the spec: the locations and the quorum are optional (a spec from before them has neither). */
+export type AlertRulesSpec = Pick<Spec, 'jobs' | 'modules' | 'exporter'> & { readonly locations?: Spec['locations']; readonly alerts?: Partial<Spec['alerts']> };
+
+/**
+ * With two or more locations the rules are written for the Prometheus (or ruler) that receives every location's
+ * series, each with its `location` label: EndpointDown counts the locations that see a target fail, one location's
+ * failure is EndpointDownFromLocation (a warning naming it), and a location that stopped sending is
+ * ProbeLocationSilent. With one location or none, the rules are those of a single Prometheus.
+ */
+export function renderAlertRules(spec: AlertRulesSpec): RuleFile {
+  const locations = spec.locations ?? [];
+  const quorum: Quorum | undefined = locations.length >= 2 ? { locations, failing: spec.alerts?.failingLocations ?? majority(locations.length) } : undefined;
+  const interval = spec.alerts?.evaluationInterval;
+  const groups: RuleGroup[] = [
+    ...spec.jobs.map((job) => ({ name: `probekit:${job.name}`, rules: jobRules(job, spec.modules, spec.exporter.externalUrl, quorum) })),
+    ...(quorum ? [locationGroup(quorum, spec.alerts?.thresholds?.downFor ?? DEFAULTS.alerts.thresholds.downFor)] : []),
+    exporterGroup(spec.exporter.externalUrl),
+  ];
+  return { groups: interval === undefined ? groups : groups.map((group) => ({ name: group.name, interval, rules: group.rules })) };
 }
 
 /** The rule file's text. */
-export function renderAlertRulesYaml(spec: Pick<Spec, 'jobs' | 'modules' | 'exporter'>): string {
+export function renderAlertRulesYaml(spec: AlertRulesSpec): string {
   return stringify(renderAlertRules(spec), { lineWidth: 0 });
 }
 
 /** The alert's module: the series' `module` label, which every target group carries (its own module, or the job's). */
 const MODULE = `{{ $labels.${MODULE_LABEL} }}`;
 
-function jobRules(job: Job, modules: Readonly<Record<string, SpecModule>>, externalUrl: string): AlertRule[] {
+/** Every location, and how many of them must see a target fail. */
+interface Quorum {
+  readonly locations: readonly string[];
+  readonly failing: number;
+}
+
+/**
+ * The labels an alert about a target keeps when the locations' series are counted together: the target's own
+ * (job, instance, module, the job's and its targets' labels), not the location's.
+ */
+function targetLabels(job: Job): string[] {
+  const names = new Set(['job', 'instance', MODULE_LABEL, ...Object.keys(job.labels), ...job.targets.flatMap((target) => Object.keys(target.labels))]);
+  names.delete(LOCATION_LABEL);
+  return [...names];
+}
+
+function jobRules(job: Job, modules: Readonly<Record<string, SpecModule>>, externalUrl: string, quorum?: Quorum): AlertRule[] {
   const selector = `{job=${quoted(job.name)}}`;
   const series = (metric: string): string => `${metric}${selector}`;
   const module = modules[job.module];
@@ -110,15 +148,17 @@ function jobRules(job: Job, modules: Readonly<Record<string, SpecModule>>, exter
   const slowSeconds = parseDuration(job.alerts.slowerThan)! / 1000;
   const daysLeft = `(${series(PROBE_METRICS.certificateExpiry)} - time()) / ${SECONDS_PER_DAY}`;
 
-  const rules: AlertRule[] = [
-    {
-      alert: ALERTS.endpointDown,
-      expr: `${series(PROBE_METRICS.success)} == 0`,
-      for: job.alerts.downFor,
-      labels: labels('critical'),
-      annotations: annotations(`${TARGET} is down`, `Every probe of ${TARGET} (job ${JOB}, module ${MODULE}) has failed for ${downFor}.`),
-    },
-  ];
+  const rules: AlertRule[] = quorum
+    ? locatedDownRules(job, quorum, series(PROBE_METRICS.success), labels, annotations, downFor)
+    : [
+        {
+          alert: ALERTS.endpointDown,
+          expr: `${series(PROBE_METRICS.success)} == 0`,
+          for: job.alerts.downFor,
+          labels: labels('critical'),
+          annotations: annotations(`${TARGET} is down`, `Every probe of ${TARGET} (job ${JOB}, module ${MODULE}) has failed for ${downFor}.`),
+        },
+      ];
   if (module?.prober === 'http') {
     rules.push({
       alert: ALERTS.httpStatus,
@@ -164,8 +204,83 @@ function jobRules(job: Job, modules: Readonly<Record<string, SpecModule>>, exter
       annotations: annotations(`The TLS certificate of ${TARGET} expired {{ printf "%.1f" $value }} days ago`, `${TARGET} (job ${JOB}) presents an expired certificate; renew it.`),
     },
   );
-  if (job.slo !== undefined) rules.push(...objectiveRules(job.slo, series(PROBE_METRICS.success), labels, annotations));
+  if (job.slo !== undefined) rules.push(...objectiveRules(job.slo, series(PROBE_METRICS.success), labels, annotations, quorum && { ...quorum, by: targetLabels(job) }));
   return rules;
+}
+
+/**
+ * EndpointDown once per target when at least `quorum.failing` locations see it fail, or every location still
+ * sending does (a silent location is no vote for up); each location's failure on its own is a warning that names it
+ * (Alertmanager's file inhibits it while the target's EndpointDown fires). Both hold for downFor, evaluation after
+ * evaluation: a target that flaps resets them.
+ */
+function locatedDownRules(
+  job: Job,
+  quorum: Quorum,
+  success: string,
+  labels: (severity: string) => Record<string, string>,
+  annotations: (summary: string, description: string) => Record<string, string>,
+  downFor: string,
+): AlertRule[] {
+  const by = `by (${targetLabels(job).join(', ')})`;
+  const failing = `count ${by} (${success} == 0)`;
+  const locations = quorum.locations.length;
+  return [
+    {
+      alert: ALERTS.endpointDown,
+      expr: `${failing} >= ${quorum.failing} or ${failing} == count ${by} (${success})`,
+      for: job.alerts.downFor,
+      labels: labels('critical'),
+      annotations: annotations(
+        `${TARGET} is down from {{ $value }} of ${locations} locations`,
+        `Every probe of ${TARGET} (job ${JOB}, module ${MODULE}) from {{ $value }} of the ${locations} locations has failed for ${downFor}; it pages from ${quorum.failing} (or from every location still sending).`,
+      ),
+    },
+    {
+      alert: ALERTS.downFromLocation,
+      expr: `${success} == 0`,
+      for: job.alerts.downFor,
+      labels: labels('warning'),
+      annotations: annotations(
+        `${TARGET} fails from ${LOCATION}`,
+        `Every probe of ${TARGET} (job ${JOB}) from location ${LOCATION} has failed for ${downFor}; fewer than ${quorum.failing} of the ${locations} locations see it fail, so it does not page: look at ${LOCATION}'s network.`,
+      ),
+    },
+  ];
+}
+
+const LOCATION = `{{ $labels.${LOCATION_LABEL} }}`;
+
+/** A location name as a literal in a PromQL regexp (names hold lower-case letters, digits, -, _ and .). */
+function locationPattern(locations: readonly string[]): string {
+  return quoted(locations.map(regexpQuoted).join('|'));
+}
+
+/**
+ * ProbeLocationSilent: a location that sent probe results within LOCATION_MEMORY (or is already silent) and has sent
+ * none since, for downFor. A location that never sent (a fresh start, one not deployed yet) is not known to be silent,
+ * and stays so. Its missing series are no vote either way in EndpointDown.
+ */
+function locationGroup(quorum: Quorum, downFor: string): RuleGroup {
+  const matcher = `{${LOCATION_LABEL}=~${locationPattern(quorum.locations)}}`;
+  const every = quorum.locations.map((name) => `label_replace(vector(1), ${quoted(LOCATION_LABEL)}, ${quoted(name)}, "", "")`).join(' or ');
+  const sending = `group by (${LOCATION_LABEL}) (${PROBE_METRICS.success}${matcher})`;
+  const known = `group by (${LOCATION_LABEL}) (present_over_time(${PROBE_METRICS.success}${matcher}[${LOCATION_MEMORY}])) or group by (${LOCATION_LABEL}) (ALERTS{alertname=${quoted(ALERTS.locationSilent)}})`;
+  return {
+    name: 'probekit:locations',
+    rules: [
+      {
+        alert: ALERTS.locationSilent,
+        expr: `((${every}) unless on (${LOCATION_LABEL}) ${sending}) and on (${LOCATION_LABEL}) (${known})`,
+        for: downFor,
+        labels: { severity: 'warning' },
+        annotations: {
+          summary: `Location ${LOCATION} sends no probe results`,
+          description: `No probe result from location ${LOCATION} has arrived for ${literal(downFor)}: its agent, its exporter or its remote write stopped. Its targets are watched from the other locations only; it counts neither as up nor as down.`,
+        },
+      },
+    ],
+  };
 }
 
 /**
@@ -207,14 +322,21 @@ function regexpQuoted(name: string): string {
   return name.replace(/[.]/g, '\\.');
 }
 
+/**
+ * With locations, a ratio is the one the quorum's locations see: the failing-th highest of the locations' ratios,
+ * PromQL's quantile at (locations - failing) / (locations - 1), which falls on a location exactly.
+ */
 function objectiveRules(
   slo: number,
   success: string,
   labels: (severity: string) => Record<string, string>,
   annotations: (summary: string, description: string) => Record<string, string>,
+  quorum?: Quorum & { readonly by: readonly string[] },
 ): AlertRule[] {
   const budget = (100 - slo) / 100;
-  const failedRatio = (window: string): string => `(1 - avg_over_time(${success}[${window}]))`;
+  const acrossLocations = (ratio: string): string =>
+    quorum ? `quantile by (${quorum.by.join(', ')}) (${plain((quorum.locations.length - quorum.failing) / (quorum.locations.length - 1))}, ${ratio})` : ratio;
+  const failedRatio = (window: string): string => (quorum ? `(${acrossLocations(`1 - avg_over_time(${success}[${window}])`)})` : `(1 - avg_over_time(${success}[${window}]))`);
   const burns = BURN_RATE_WINDOWS.map(({ alert, long, short, factor }): AlertRule => {
     const threshold = plain(factor * budget);
     return {
@@ -231,7 +353,7 @@ function objectiveRules(
     ...burns,
     {
       alert: ALERTS.uptimeBelowObjective,
-      expr: `avg_over_time(${success}[${OBJECTIVE_WINDOW}]) < ${plain(slo / 100)}`,
+      expr: `${quorum ? `1 - ${failedRatio(OBJECTIVE_WINDOW)}` : `avg_over_time(${success}[${OBJECTIVE_WINDOW}])`} < ${plain(slo / 100)}`,
       labels: labels('warning'),
       annotations: annotations(
         `${TARGET} is below its objective: {{ $value | humanizePercentage }} of probes succeeded over ${OBJECTIVE_WINDOW}`,

@@ -4,6 +4,7 @@ export * from './search-engine-secret';
 export * from './host-files';
 export * from './labels';
 export * from './alert-rules';
+export * from './alertmanager-config';
 export * from './dashboard';
 export * from './debug-links';
 export * from './operator-objects';

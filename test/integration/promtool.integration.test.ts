@@ -44,6 +44,7 @@ describeWithBinaries([PROMTOOL])('promtool check config', () => {
           name: 'web',
           module: 'http_2xx',
           labels: { team: 'web' },
+          alerts: { downFor: '10m' },
           targets: ['https://example.com', { target: 'https://pay.example.com', module: { http: { valid_status_codes: [401] } }, scrapeInterval: '5m' }],
           discover: {
             ingresses: { selector: { matchLabels: { 'probekit.io/probe': 'true' } }, namespaces: ['shop', 'pay'] },

@@ -5,7 +5,7 @@
  * required, or of another type on one side only. At run time it checks that the fields listed here are the schemas'.
  */
 import type { z } from 'zod';
-import { exporterSchema, jobSchema, presetSchemas, remoteWriteSchema, secretRefSchema, specSchema, thresholdsSchema } from '../../src/model/schema';
+import { exporterSchema, jobSchema, maintenanceWindowSchema, presetSchemas, receiverSchema, remoteWriteSchema, secretRefSchema, specSchema, thresholdsSchema } from '../../src/model/schema';
 import type {
   AgentInput,
   AlloyRemoteWriteInput,
@@ -18,7 +18,9 @@ import type {
   Http2xxWithHeaderPreset,
   HttpPost2xxPreset,
   JobInput,
+  MaintenanceWindowInput,
   OperatorInput,
+  ReceiverInput,
   SearchEngineInput,
   SecretRef,
   SpecInput,
@@ -49,6 +51,9 @@ describe("the spec's hand-written types equal its schemas' inputs", () => {
       alerts: true,
       operator: true,
       host: true,
+      location: true,
+      locations: true,
+      maintenance: true,
     };
     expect(same(fields, true satisfies Same<Omit<SpecInput, 'modules'>, Omit<SpecShape, 'modules'>>)).toEqual(fieldsOf(specSchema));
   });
@@ -81,12 +86,25 @@ describe("the spec's hand-written types equal its schemas' inputs", () => {
     expect(same(searchEngine, true satisfies Same<SearchEngineInput, NonNullable<SpecShape['searchEngine']>>)).toEqual(fieldsOf(shape.searchEngine.unwrap()));
     const dashboard: Record<keyof DashboardInput, true> = { enabled: true, title: true, uid: true, labels: true };
     expect(same(dashboard, true satisfies Same<DashboardInput, NonNullable<SpecShape['dashboard']>>)).toEqual(fieldsOf(shape.dashboard.unwrap()));
-    const alerts: Record<keyof AlertsInput, true> = { enabled: true, thresholds: true };
+    const alerts: Record<keyof AlertsInput, true> = {
+      enabled: true,
+      thresholds: true,
+      failingLocations: true,
+      evaluationInterval: true,
+      receivers: true,
+      groupWait: true,
+      groupInterval: true,
+      repeatInterval: true,
+    };
     expect(same(alerts, true satisfies Same<AlertsInput, NonNullable<SpecShape['alerts']>>)).toEqual(fieldsOf(shape.alerts.unwrap()));
-    const operator: Record<keyof OperatorInput, true> = { probes: true, rules: true, labels: true };
+    const operator: Record<keyof OperatorInput, true> = { probes: true, rules: true, labels: true, alertmanagerConfig: true };
     expect(same(operator, true satisfies Same<OperatorInput, NonNullable<SpecShape['operator']>>)).toEqual(fieldsOf(shape.operator.unwrap()));
     const host: Record<keyof HostInput, true> = { listenAddress: true };
     expect(same(host, true satisfies Same<HostInput, NonNullable<SpecShape['host']>>)).toEqual(fieldsOf(shape.host.unwrap()));
+    const window: Record<keyof MaintenanceWindowInput, true> = { name: true, jobs: true, targets: true, weekly: true, once: true };
+    expect(same(window, true satisfies Same<MaintenanceWindowInput, z.input<typeof maintenanceWindowSchema>>)).toEqual(fieldsOf(maintenanceWindowSchema));
+    const receiver: Record<keyof ReceiverInput, true> = { name: true, severities: true, webhookUrl: true };
+    expect(same(receiver, true satisfies Same<ReceiverInput, z.input<typeof receiverSchema>>)).toEqual(fieldsOf(receiverSchema));
   });
 
   it('the presets and secret references', () => {

@@ -3,7 +3,8 @@ import { jobParts, mergeModuleFields, probeObjectNames, targetSets } from '../..
 
 const withTargets = (targets: SpecInput['jobs'][number]['targets'], modules: SpecInput['modules'] = { http_2xx: { preset: 'http_2xx' } }): SpecInput => ({
   modules,
-  jobs: [{ name: 'web', module: 'http_2xx', labels: { team: 'web' }, targets }],
+  // downFor covers two intervals of the slowest target (5m).
+  jobs: [{ name: 'web', module: 'http_2xx', labels: { team: 'web' }, targets, alerts: { downFor: '10m' } }],
 });
 
 describe("a target's module fields, merged onto its job's module", () => {

@@ -40,7 +40,12 @@ describe('spec defaults', () => {
     expect(spec.agent).toEqual({ chart: 'generic', chartKey: 'agent', exporterKey: 'blackbox-exporter', enableExporter: false, scrapeJobs: true, targets: 'inline' });
     expect(spec.searchEngine).toBeUndefined();
     expect(spec.dashboard).toEqual({ enabled: true, title: 'Endpoints', uid: 'probekit-endpoints', labels: { grafana_dashboard: '1' } });
-    expect(spec.alerts).toEqual({ enabled: true, thresholds });
+    expect(spec.alerts).toEqual({
+      enabled: true,
+      thresholds,
+      routing: { receivers: [{ name: 'default', severities: [] }], groupWait: '30s', groupInterval: '5m', repeatInterval: '4h' },
+    });
+    expect([spec.location, spec.locations, spec.maintenance]).toEqual([undefined, [], []]);
     expect(spec.operator).toBeUndefined();
   });
 
@@ -274,7 +279,9 @@ describe('every problem at once, in words', () => {
     expect(problemsOf(null)).toEqual([
       'the spec is empty; write at least jobs: with one job and the module it names, for example modules: { http_2xx: { preset: http_2xx } } and jobs: [{ module: http_2xx, targets: [https://example.com] }]',
     ]);
-    expect(problemsOf(['jobs'])).toEqual(['the spec must be a mapping of its fields (namespace, exporter, modules, jobs, agent, searchEngine, dashboard, alerts, operator, host), not a list']);
+    expect(problemsOf(['jobs'])).toEqual([
+      'the spec must be a mapping of its fields (namespace, exporter, modules, jobs, agent, searchEngine, dashboard, alerts, operator, host, location, locations, maintenance), not a list',
+    ]);
     expect(problemsOf({ modules: 'http_2xx', jobs: 'all' })).toEqual([
       'modules: must be a mapping of module name to module, not the text "http_2xx"',
       'jobs: must be a list of jobs, not the text "all"',
@@ -384,7 +391,7 @@ describe('the dashboard, the alerts and the Operator in the spec', () => {
 
   it('the Operator section turns on Probe objects and the PrometheusRule; the external URL loses a trailing slash', () => {
     const spec = parseSpec(minimal({ operator: { labels: { release: 'kps' } }, exporter: { externalUrl: 'https://probes.example.com/' } }));
-    expect(spec.operator).toEqual({ probes: true, rules: true, labels: { release: 'kps' } });
+    expect(spec.operator).toEqual({ probes: true, rules: true, labels: { release: 'kps' }, alertmanagerConfig: true });
     expect(spec.exporter.externalUrl).toBe('https://probes.example.com');
   });
 

@@ -316,3 +316,154 @@ function goQueryEscape(text: string): string {
     .replace(/[!'()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`)
     .replace(/%20/g, '+');
 }
+
+/**
+ * Three locations, two of which must see a target fail: the rules as the central Prometheus evaluates them over every
+ * location's series, each with its `location` label.
+ */
+describe('with locations', () => {
+  const located = parseSpec({
+    location: 'eu',
+    locations: ['eu', 'us', 'ap'],
+    modules: { tcp: { prober: 'tcp' } },
+    jobs: [{ name: 'db', module: 'tcp', targets: ['db.example.com:5432'], labels: { team: 'data' }, scrapeInterval: '1m', alerts: { downFor: '3m' } }],
+  });
+  const locatedRules = renderAlertRules(located);
+
+  it("with one location, or none, the rules are a single Prometheus's, whatever the location", () => {
+    const plain = { modules: { tcp: { prober: 'tcp' } }, jobs: [{ name: 'db', module: 'tcp', targets: ['db.example.com:5432'] }] };
+    expect(renderAlertRulesYaml(parseSpec({ ...plain, location: 'eu' }))).toBe(renderAlertRulesYaml(parseSpec(plain)));
+    expect(renderAlertRulesYaml(parseSpec({ ...plain, location: 'eu', locations: ['eu'] }))).toBe(renderAlertRulesYaml(parseSpec(plain)));
+  });
+
+  it('EndpointDown counts the failing locations by the labels of the target, and a silent-location group is added', () => {
+    const down = locatedRules.groups[0].rules.find((rule) => rule.alert === ALERTS.endpointDown)!;
+    expect(down.expr).toBe(
+      'count by (job, instance, module, team) (probe_success{job="db"} == 0) >= 2 or count by (job, instance, module, team) (probe_success{job="db"} == 0) == count by (job, instance, module, team) (probe_success{job="db"})',
+    );
+    expect(locatedRules.groups.map((group) => group.name)).toEqual(['probekit:db', 'probekit:locations', 'probekit:exporter']);
+  });
+
+  describeWithBinaries([PROMTOOL])('promtool', () => {
+    let dir: string;
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'probekit-located-rules-'));
+      writeFileSync(join(dir, 'rules.yaml'), renderAlertRulesYaml(located));
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    const DB = { job: 'db', instance: 'db.example.com:5432', module: 'tcp', team: 'data' };
+    const at = (location: string): string => `probe_success{job="db", instance="db.example.com:5432", module="tcp", team="data", location="${location}"}`;
+    const annotationsOf = (alert: string, values: Record<string, string>) => {
+      const rule = locatedRules.groups.flatMap((group) => group.rules).find((candidate) => candidate.alert === alert)!;
+      return Object.fromEntries(
+        Object.entries(rule.annotations).map(([key, text]) => [
+          key,
+          text
+            .replaceAll('{{ $labels.instance | urlquery }}', encodeURIComponent(DB.instance))
+            .replaceAll('{{ $labels.module | urlquery }}', 'tcp')
+            .replace(/\{\{ \$labels\.(\w+) \}\}/g, (_match, name: string) => values[name] ?? (DB as Record<string, string>)[name])
+            .replaceAll('{{ $value }}', values.value ?? ''),
+        ]),
+      );
+    };
+
+    async function check(name: string, series: Array<[string, string]>, checks: Array<{ alertname: string; eval_time: string; exp_alerts: unknown[] }>): Promise<{ ok: boolean; output: string }> {
+      const tests = [{ name, interval: '1m', input_series: series.map(([selector, values]) => ({ series: selector, values })), alert_rule_test: checks }];
+      writeFileSync(join(dir, 'tests.yaml'), stringify({ rule_files: ['rules.yaml'], evaluation_interval: '1m', tests }, { lineWidth: 0 }));
+      try {
+        const { stdout, stderr } = await run(PROMTOOL, ['test', 'rules', 'tests.yaml'], { cwd: dir });
+        return { ok: true, output: stdout + stderr };
+      } catch (error) {
+        const failure = error as { stdout: string; stderr: string };
+        return { ok: false, output: failure.stdout + failure.stderr };
+      }
+    }
+
+    const downFromUs = { exp_labels: { ...DB, location: 'us', severity: 'warning' }, exp_annotations: annotationsOf(ALERTS.downFromLocation, { location: 'us' }) };
+
+    it('one location failing: a warning that names it, and no page', async () => {
+      const result = await check(
+        'one of three',
+        [
+          [at('eu'), '1x10'],
+          [at('us'), '0x10'],
+          [at('ap'), '1x10'],
+        ],
+        [
+          { alertname: ALERTS.endpointDown, eval_time: '8m', exp_alerts: [] },
+          { alertname: ALERTS.downFromLocation, eval_time: '2m', exp_alerts: [] },
+          { alertname: ALERTS.downFromLocation, eval_time: '8m', exp_alerts: [downFromUs] },
+        ],
+      );
+      expect(result.output).toContain('SUCCESS');
+      expect(result.ok).toBe(true);
+    });
+
+    it('two of three failing for downFor: one EndpointDown for the target, without a location, critical', async () => {
+      const page = { exp_labels: { ...DB, severity: 'critical' }, exp_annotations: annotationsOf(ALERTS.endpointDown, { value: '2' }) };
+      const result = await check(
+        'two of three',
+        [
+          [at('eu'), '1x10'],
+          [at('us'), '0x10'],
+          [at('ap'), '1x4 0x6'],
+        ],
+        [
+          // ap fails from 5m: two locations from then, for 3m.
+          { alertname: ALERTS.endpointDown, eval_time: '7m', exp_alerts: [] },
+          { alertname: ALERTS.endpointDown, eval_time: '9m', exp_alerts: [page] },
+        ],
+      );
+      expect(result.output).toContain('SUCCESS');
+      expect(result.ok).toBe(true);
+    });
+
+    it('a location gone silent: ProbeLocationSilent names it once its series are stale for downFor; one that never sent, and a fresh start, fire nothing; silence is no vote for up', async () => {
+      const silent = { exp_labels: { location: 'ap', severity: 'warning' }, exp_annotations: annotationsOf(ALERTS.locationSilent, { location: 'ap' }) };
+      const page = { exp_labels: { ...DB, severity: 'critical' }, exp_annotations: annotationsOf(ALERTS.endpointDown, { value: '1' }) };
+      const result = await check(
+        'silent',
+        [
+          // eu fails from 20m; ap sends for 10 minutes and stops; us never sends.
+          [at('eu'), '1x19 0x60'],
+          [at('ap'), '1x10'],
+        ],
+        [
+          { alertname: ALERTS.locationSilent, eval_time: '3m', exp_alerts: [] },
+          // ap's last sample at 10m is read until 15m (Prometheus's lookback); then the spec's downFor, 5m (a location's silence is no job's).
+          { alertname: ALERTS.locationSilent, eval_time: '19m', exp_alerts: [] },
+          { alertname: ALERTS.locationSilent, eval_time: '21m', exp_alerts: [silent] },
+          // Still silent long after the hour it is remembered for: the alert keeps itself.
+          { alertname: ALERTS.locationSilent, eval_time: '75m', exp_alerts: [silent] },
+          // The one location still sending sees it fail: that pages, though it is one of the quorum of two.
+          { alertname: ALERTS.endpointDown, eval_time: '25m', exp_alerts: [page] },
+        ],
+      );
+      expect(result.output).toContain('SUCCESS');
+      expect(result.ok).toBe(true);
+    });
+
+    it('a target that flaps from two locations never holds for downFor: no page', async () => {
+      const result = await check(
+        'flapping',
+        [
+          [at('eu'), '0 1 0 1 0 1 0 1 0 1 0 1'],
+          [at('us'), '1 0 1 0 0 1 0 0 1 0 1 0'],
+          [at('ap'), '1x12'],
+        ],
+        [
+          { alertname: ALERTS.endpointDown, eval_time: '5m', exp_alerts: [] },
+          { alertname: ALERTS.endpointDown, eval_time: '11m', exp_alerts: [] },
+        ],
+      );
+      expect(result.output).toContain('SUCCESS');
+      expect(result.ok).toBe(true);
+    });
+
+    it('would catch a page that does not fire (the located tests are real)', async () => {
+      const result = await check('wrong', [[at('us'), '0x10']], [{ alertname: ALERTS.endpointDown, eval_time: '1m', exp_alerts: [{ exp_labels: { ...DB, severity: 'critical' } }] }]);
+      expect(result.ok).toBe(false);
+    });
+  });
+});

@@ -64,6 +64,8 @@ describe('targets with labels, module fields and intervals of their own', () => 
         name: 'web',
         module: 'http_2xx',
         labels: { team: 'web' },
+        // Two intervals of the slowest target.
+        alerts: { downFor: '10m' },
         targets: [
           'https://a.example.com',
           { target: 'https://b.example.com', labels: { team: 'payments' } },
