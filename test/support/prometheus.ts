@@ -73,10 +73,31 @@ export async function startPrometheus(config: Record<string, unknown>, options: 
   const port = await freePort();
   const agent = options.flags?.includes('--enable-feature=agent') ?? false;
   const storage = agent ? `--storage.agent.path=${join(dir, 'wal')}` : `--storage.tsdb.path=${join(dir, 'data')}`;
-  const child: ChildProcess = spawn(PROMETHEUS, [`--config.file=${configFile}`, storage, `--web.listen-address=127.0.0.1:${port}`, ...(options.flags ?? [])], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = `http://127.0.0.1:${port}`;
+  const { log: stderr, stop } = await startReady('prometheus', PROMETHEUS, [`--config.file=${configFile}`, storage, `--web.listen-address=127.0.0.1:${port}`, ...(options.flags ?? [])], url, dir);
+  const search = (params: Record<string, string>) => new URLSearchParams(params).toString();
+  return {
+    url,
+    remoteWriteUrl: `${url}/api/v1/write`,
+    query: async (promql, time) => (await api<{ result: Sample[] }>(`${url}/api/v1/query?${search({ query: promql, ...(time === undefined ? {} : { time: String(time) }) })}`)).result,
+    queryRange: async (promql, start, end, step) =>
+      (await api<{ result: RangeSeries[] }>(`${url}/api/v1/query_range?${search({ query: promql, start: String(start), end: String(end), step: String(step) })}`)).result,
+    labelValues: (label, match) => api<string[]>(`${url}/api/v1/label/${encodeURIComponent(label)}/values?${search({ 'match[]': match })}`),
+    alerts: async () => (await api<{ alerts: PrometheusAlert[] }>(`${url}/api/v1/alerts`)).alerts,
+    activeTargets: async () => (await api<{ activeTargets: ActiveTarget[] }>(`${url}/api/v1/targets?state=active`)).activeTargets,
+    log: stderr,
+    stop,
+  };
+}
+
+/**
+ * Starts `binary` with `args` (its stderr kept), and resolves once `url`/-/ready answers 200; throws when it exits
+ * first or 20 s pass. `stop` ends it and removes `dir`, its files.
+ */
+export async function startReady(name: string, binary: string, args: readonly string[], url: string, dir: string): Promise<{ log: () => string; stop: () => Promise<void> }> {
+  const child: ChildProcess = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const url = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
@@ -88,32 +109,19 @@ export async function startPrometheus(config: Record<string, unknown>, options: 
   for (;;) {
     if (child.exitCode !== null) {
       await stop();
-      throw new Error(`prometheus exited with ${child.exitCode}: ${stderr}`);
+      throw new Error(`${name} exited with ${child.exitCode}: ${stderr}`);
     }
     const ready = await fetch(`${url}/-/ready`).then(
       (response) => response.ok,
       () => false,
     );
-    if (ready) break;
+    if (ready) return { log: () => stderr, stop };
     if (Date.now() > until) {
       await stop();
-      throw new Error(`prometheus at ${url} did not become ready: ${stderr}`);
+      throw new Error(`${name} at ${url} did not become ready: ${stderr}`);
     }
     await new Promise((done) => setTimeout(done, 100));
   }
-  const search = (params: Record<string, string>) => new URLSearchParams(params).toString();
-  return {
-    url,
-    remoteWriteUrl: `${url}/api/v1/write`,
-    query: async (promql, time) => (await api<{ result: Sample[] }>(`${url}/api/v1/query?${search({ query: promql, ...(time === undefined ? {} : { time: String(time) }) })}`)).result,
-    queryRange: async (promql, start, end, step) =>
-      (await api<{ result: RangeSeries[] }>(`${url}/api/v1/query_range?${search({ query: promql, start: String(start), end: String(end), step: String(step) })}`)).result,
-    labelValues: (label, match) => api<string[]>(`${url}/api/v1/label/${encodeURIComponent(label)}/values?${search({ 'match[]': match })}`),
-    alerts: async () => (await api<{ alerts: PrometheusAlert[] }>(`${url}/api/v1/alerts`)).alerts,
-    activeTargets: async () => (await api<{ activeTargets: ActiveTarget[] }>(`${url}/api/v1/targets?state=active`)).activeTargets,
-    log: () => stderr,
-    stop,
-  };
 }
 
 /** Asks `check` again every half second until it is true or `seconds` have passed; returns its last answer. */
