@@ -83,6 +83,16 @@ export interface StartOptions {
   readonly healthy?: HealthCheck;
 }
 
+/**
+ * `flags` with --probe.workers=1 unless they name a count: the default (auto) follows the machine's CPUs, so a
+ * test run from source pins it to behave alike on any machine, and because from source each worker thread
+ * would compile the sources through tsx again, seconds of start-up on a loaded machine. The bundle (`command`)
+ * runs with the flags as given, the default included. The default itself has its own tests.
+ */
+export function withProbeWorkersPinned(flags: readonly string[]): string[] {
+  return flags.some((flag) => /^--probe\.workers(=|$)/.test(flag)) ? [...flags] : [...flags, '--probe.workers=1'];
+}
+
 /** Starts one exporter with `configYaml` written to a temporary file. */
 export async function startExporter(name: RunningExporter['name'], configYaml: string, options: StartOptions = {}): Promise<RunningExporter> {
   const dir = mkdtempSync(join(tmpdir(), `probekit-${name}-`));
@@ -95,7 +105,7 @@ export async function startExporter(name: RunningExporter['name'], configYaml: s
       ? spawn(REFERENCE_EXPORTER, flags, { stdio: ['ignore', 'ignore', 'pipe'] })
       : options.command
         ? spawn(options.command[0], [...options.command.slice(1), ...flags], { stdio: ['ignore', 'ignore', 'pipe'] })
-        : spawn(process.execPath, [...FROM_SOURCE, OUR_EXPORTER_MAIN, ...flags], { stdio: ['ignore', 'ignore', 'pipe'] });
+        : spawn(process.execPath, [...FROM_SOURCE, OUR_EXPORTER_MAIN, ...withProbeWorkersPinned(flags)], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;

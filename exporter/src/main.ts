@@ -67,7 +67,8 @@ const USAGE = `usage: probekit-exporter [flags]
   --web.shutdown-timeout=DUR   on SIGTERM, how long probes in flight may run on (default ${DEFAULT_SHUTDOWN_TIMEOUT})
   --web.config.file=FILE       TLS, basic auth and headers, in the exporter-toolkit format (default: none)
   --probe.workers=N|auto       threads that run probes; auto: the CPUs the process may use, its CPU limit
-                               included; 1 runs them in the main thread (default 1)
+                               included (cgroup cpu.max or cfs quota, rounded up); 1 runs them in the
+                               serving thread (default auto)
   --sd.targets-dir=DIR         serve the target files of DIR at /sd/<job> for Prometheus' http_sd
                                (probekit's; default: none)
   --version                    print the version and exit`;
@@ -89,7 +90,7 @@ export function parseFlags(argv: readonly string[]): Flags {
     autoReloadIntervalSeconds: 30,
     shutdownTimeoutMs: parseGoDuration(DEFAULT_SHUTDOWN_TIMEOUT)!,
     version: false,
-    probeWorkers: 1,
+    probeWorkers: 'auto',
   };
   for (let index = 0; index < argv.length; index += 1) {
     const argument = argv[index];
@@ -262,6 +263,11 @@ async function main(argv: readonly string[]): Promise<number> {
   // Before the start-up load, which is the first thing to fill the heap.
   if (boundHeapGrowth()) log.debug('Old generation grows at most this far past the live heap between full collections', { percent: HEAP_GROWING_PERCENT });
   else log.debug("Old generation's growth left to node's --heap-growing-percent");
+  const probeWorkers = flags.probeWorkers === 'auto' ? exporterCpus().usableCpus() : flags.probeWorkers;
+  log.info(probeWorkers > 1 ? 'Probes run in worker threads' : 'Probes run in the serving thread', {
+    probe_workers: probeWorkers,
+    ...(flags.probeWorkers === 'auto' && { from: 'the CPUs this process may use (--probe.workers=auto)' }),
+  });
   const exporter = new (exporterServer().Exporter)({
     configFile: flags.configFile,
     timeoutOffsetSeconds: flags.timeoutOffset,
@@ -270,7 +276,7 @@ async function main(argv: readonly string[]): Promise<number> {
     routePrefix: routePrefixOf(flags.routePrefix, external),
     externalUrl: external.href,
     webConfigFile: flags.webConfigFile,
-    probeWorkers: flags.probeWorkers === 'auto' ? exporterCpus().usableCpus() : flags.probeWorkers,
+    probeWorkers,
     logSettings: { logLevel: flags.logLevel, logFormat: flags.logFormat, logProber: flags.logProber },
     sdTargetsDir: flags.sdTargetsDir,
   });

@@ -13,6 +13,7 @@ import { metricValue, parseMetrics } from '../loopback/metrics-text';
 import { freePort } from '../loopback/reference-exporter';
 import { loadConfigFile } from '../src/config/load';
 import { EXPORTER_PORT } from '../src/contract/endpoints';
+import { usableCpus } from '../src/server/cpu-budget';
 
 const BUILD_SCRIPT = resolve(__dirname, '../build.mjs');
 
@@ -41,14 +42,16 @@ describe('exporter bundle', () => {
     for (const name of packages) expect(name).not.toMatch(/cdk8s|pulumi|constructs|elastic|modelcontextprotocol/);
   });
 
-  it('runs standalone from a directory without node_modules and probes', async () => {
+  it('runs standalone from a directory without node_modules and probes, on a probe thread per CPU it may use by default', async () => {
     expect(execFileSync(process.execPath, [bundle, '--version'], { cwd: dir, encoding: 'utf8' })).toMatch(/^probekit-exporter, version/);
     writeFileSync(join(dir, 'blackbox.yml'), 'modules:\n  http_2xx:\n    prober: http\n    http:\n      preferred_ip_protocol: ip4\n');
     const target = createServer((_request, response) => response.end('ok')).listen(0, '127.0.0.1');
     await once(target, 'listening');
     const port = await freePort();
     // Default --config.file is blackbox.yml in the working directory, as upstream.
-    const child = spawn(process.execPath, [bundle, `--web.listen-address=127.0.0.1:${port}`], { cwd: dir, stdio: 'ignore' });
+    const child = spawn(process.execPath, [bundle, `--web.listen-address=127.0.0.1:${port}`], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     try {
       let text = '';
       for (let tries = 0; tries < 100 && !text; tries += 1) {
@@ -59,6 +62,9 @@ describe('exporter bundle', () => {
         if (!text) await new Promise((done) => setTimeout(done, 100));
       }
       expect(metricValue(parseMetrics(text), 'probe_success')).toBe(1);
+      // --probe.workers=auto: this machine's CPUs and cgroup quota, as the sizing reads them (its own tests use fake cgroup files).
+      const workers = usableCpus();
+      expect(stderr).toContain(`msg="${workers > 1 ? 'Probes run in worker threads' : 'Probes run in the serving thread'}" probe_workers=${workers} `);
     } finally {
       child.kill('SIGTERM');
       await once(child, 'exit');

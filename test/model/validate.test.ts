@@ -1,4 +1,5 @@
 import { DEFAULTS, SpecError, parseSpec, type SpecInput } from '../../src/model';
+import { probeWorkersUnder } from '../../src/model/defaults';
 import { fullEnv, fullSpec } from '../fixtures/specs';
 import { hostileText, samples } from '../support/hostile-text';
 import { problemsOf as problemsThrownBy } from '../support/problems';
@@ -65,6 +66,21 @@ describe('spec defaults', () => {
     expect(spec.exporter.resources.limits).toEqual({ cpu: '1', memory: '512Mi' });
     expect(spec.jobs[1]).toMatchObject({ scrapeInterval: '1m', scrapeTimeout: '20s' });
     expect(spec.searchEngine).toEqual({ url: 'https://search.example.com:9200', apiToken: { fromEnv: 'SEARCH_TOKEN' }, secretName: DEFAULTS.searchEngine.secretName });
+  });
+
+  it('grows the memory defaults by a probe worker per CPU of the limit above one, and keeps amounts the spec sets', () => {
+    const resources = (limits: Record<string, string | number>, requests: Record<string, string> = {}) => parseSpec(minimal({ exporter: { resources: { limits, requests } } })).exporter.resources;
+    const { perWorkerMiB } = DEFAULTS.exporter.resources;
+    // Half a CPU or one: probes in the serving thread, the one-thread defaults.
+    for (const cpu of ['500m', '1', 1, '1000m']) expect(resources({ cpu })).toEqual({ requests: { cpu: '50m', memory: '128Mi' }, limits: { cpu, memory: '256Mi' } });
+    expect(resources({ cpu: '2' })).toEqual({ requests: { cpu: '50m', memory: `${128 + 2 * perWorkerMiB.idle}Mi` }, limits: { cpu: '2', memory: `${256 + 2 * perWorkerMiB.peak}Mi` } });
+    // 1.5 CPUs round up to two workers, as the exporter's --probe.workers=auto rounds the cgroup quota.
+    expect(resources({ cpu: '1500m' }).limits.memory).toBe(`${256 + 2 * perWorkerMiB.peak}Mi`);
+    expect(resources({ cpu: 4 }).requests.memory).toBe(`${128 + 4 * perWorkerMiB.idle}Mi`);
+    expect(resources({ cpu: '4', memory: '1Gi' }, { memory: '200Mi' })).toEqual({ requests: { cpu: '50m', memory: '200Mi' }, limits: { cpu: '4', memory: '1Gi' } });
+    expect(probeWorkersUnder('250m')).toBe(1);
+    expect(probeWorkersUnder('2.5')).toBe(3);
+    expect(probeWorkersUnder(undefined)).toBeUndefined();
   });
 
   it('an autoscaler takes its minimum from replicas and 80% of the CPU request as its target, unless told otherwise', () => {

@@ -26,14 +26,16 @@ describe('usable CPUs', () => {
     ['a v1 quota', { 'cpu,cpuacct/cpu.cfs_quota_us': '150000\n', 'cpu,cpuacct/cpu.cfs_period_us': '100000\n' }, '4:cpu,cpuacct:/\n', 8, 2],
     ['a v1 cgroup without a quota (-1)', { 'cpu,cpuacct/cpu.cfs_quota_us': '-1\n', 'cpu,cpuacct/cpu.cfs_period_us': '100000\n' }, '4:cpu,cpuacct:/\n', 4, 4],
     ['no cgroup files at all', {}, '', 3, 3],
+    ['one CPU to run on and no quota: probes stay in the serving thread', { 'cpu.max': 'max 100000\n' }, '0::/\n', 1, 1],
+    ['a v2 quota of 1.5 CPUs on a 2-CPU node gives two', { 'cpu.max': '150000 100000\n' }, '0::/\n', 2, 2],
   ])('%s', (_, files, selfCgroup, parallelism, expected) => {
     expect(usableCpus({ root: cgroupRoot(files), selfCgroup, parallelism })).toBe(expected);
   });
 });
 
 describe('--probe.workers', () => {
-  it('is 1 by default, a whole number or auto, and refuses anything else with the fix', () => {
-    expect(parseFlags([]).probeWorkers).toBe(1);
+  it('is auto by default, a whole number or auto, and refuses anything else with the fix', () => {
+    expect(parseFlags([]).probeWorkers).toBe('auto');
     expect(parseFlags(['--probe.workers=4']).probeWorkers).toBe(4);
     expect(parseFlags(['--probe.workers', 'auto']).probeWorkers).toBe('auto');
     for (const wrong of ['0', '-1', '1.5', 'all']) expect(() => parseFlags([`--probe.workers=${wrong}`])).toThrow(`--probe.workers must be a whole number of at least 1 or auto, not ${wrong}`);

@@ -16,7 +16,7 @@ import { Exporter } from '../../src/server/exporter-server';
 import { largeConfigYaml } from '../../loopback/large-config';
 import { metricValue, parseMetrics } from '../../loopback/metrics-text';
 import { FROM_SOURCE } from '../../loopback/from-source';
-import { freePort, OUR_EXPORTER_MAIN, waitHealthy } from '../../loopback/reference-exporter';
+import { freePort, OUR_EXPORTER_MAIN, waitHealthy, withProbeWorkersPinned } from '../../loopback/reference-exporter';
 
 const SMALL = 'modules:\n  web:\n    prober: http\n    timeout: 5s\n    http:\n      preferred_ip_protocol: ip4\n';
 
@@ -118,7 +118,7 @@ async function startOurs(configText: string | undefined, flags: readonly string[
   const configFile = join(dir, `process-${Math.random().toString(36).slice(2)}.yml`);
   if (configText !== undefined) writeFileSync(configFile, configText);
   const port = await freePort();
-  const child = spawn(process.execPath, [...FROM_SOURCE, OUR_EXPORTER_MAIN, `--config.file=${configFile}`, `--web.listen-address=127.0.0.1:${port}`, ...flags], {
+  const child = spawn(process.execPath, [...FROM_SOURCE, OUR_EXPORTER_MAIN, `--config.file=${configFile}`, `--web.listen-address=127.0.0.1:${port}`, ...withProbeWorkersPinned(flags)], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

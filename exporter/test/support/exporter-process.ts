@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { FROM_SOURCE } from '../../loopback/from-source';
-import { OUR_EXPORTER_MAIN } from '../../loopback/reference-exporter';
+import { OUR_EXPORTER_MAIN, withProbeWorkersPinned } from '../../loopback/reference-exporter';
 
 export interface StartedExporter {
   readonly child: ChildProcess;
@@ -18,7 +18,7 @@ export interface StartOptions {
 
 export function startExporter(args: readonly string[], options: StartOptions = {}): StartedExporter {
   let stderr = '';
-  const node = [...FROM_SOURCE, OUR_EXPORTER_MAIN, ...args];
+  const node = [...FROM_SOURCE, OUR_EXPORTER_MAIN, ...withProbeWorkersPinned(args)];
   const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'ignore', 'pipe'];
   if (options.fd !== undefined) stdio.push(options.fd);
   const child = options.asSystemdService ? spawn('/bin/sh', ['-c', 'LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" "$@"', process.execPath, ...node], { stdio }) : spawn(process.execPath, node, { stdio });
