@@ -46,6 +46,8 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https U
  */
 const overridesSchema = z.strictObject({
   namespace: z.string().optional(),
+  /** This cluster's location: the `location` label of its series. @default the cluster's name */
+  location: z.string().optional(),
   replicas: z.number().optional(),
   /** Job name to targets probed from this cluster in addition to the job's own. */
   // Refinements rather than min(1): their messages are kept as written, and say the fix.
@@ -244,6 +246,15 @@ function checkExtraTargets(spec: Spec, overrides: ClusterOverrides, path: FieldP
   });
 }
 
+/**
+ * Where each cluster probes from: its override, the spec's `location` when the stack has one cluster, else its name;
+ * and every location (the spec's `locations`, else every cluster's), which the rules count.
+ */
+export function clusterLocations(input: SpecInput, clusters: ReadonlyArray<{ readonly name: string; readonly overrides?: ClusterOverrides }>): { each: string[]; all: readonly string[] } {
+  const each = clusters.map((cluster) => cluster.overrides?.location ?? (clusters.length === 1 ? input.location : undefined) ?? cluster.name);
+  return { each, all: input.locations ?? [...new Set(each)] };
+}
+
 /** The spec as one cluster runs it: the stack's spec with the cluster's overrides. */
 export function applyOverrides(input: SpecInput, overrides: ClusterOverrides = {}): SpecInput {
   return {
@@ -274,6 +285,13 @@ export function parseStackConfig(raw: RawStackConfig, env: Environment): StackCo
 /** Each cluster's spec: the stack's spec with the cluster's overrides, checked again as a whole. */
 function deployClusters(clusters: ReadonlyArray<z.infer<typeof clusterSchema>>, base: { input: SpecInput; spec: Spec }, env: Environment): ClusterConfig[] {
   const problems: Problem[] = [];
+  if (base.input.location !== undefined && clusters.length > 1) {
+    problems.push({
+      path: [CONFIG_KEYS.spec, 'location'],
+      message: `is one location for all ${clusters.length} clusters; leave it out (each cluster is the location of its name) or set clusters[i].overrides.location`,
+    });
+  }
+  const locations = clusterLocations(base.input, clusters);
   const deployed = clusters.map((cluster, index): ClusterConfig | undefined => {
     const path: FieldPath = [CONFIG_KEYS.clusters, index, 'overrides'];
     const targetProblems = checkExtraTargets(base.spec, cluster.overrides ?? {}, [...path, 'extraTargets']);
@@ -281,10 +299,11 @@ function deployClusters(clusters: ReadonlyArray<z.infer<typeof clusterSchema>>, 
     if (targetProblems.length > 0) return undefined;
     try {
       // Overrides add no module or job, so what only the cluster form refuses was checked with the base spec.
-      const spec = parseSpec(applyOverrides(base.input, cluster.overrides), { env });
+      const spec = parseSpec({ ...applyOverrides(base.input, cluster.overrides), location: locations.each[index], locations: locations.all }, { env });
       return { name: cluster.name, kubeconfig: cluster.kubeconfig, context: cluster.context, spec };
     } catch (error) {
       // What changed is the overrides: the spec's exporter.replicas is the override's replicas.
+      // A location problem reads as the override's key (clusters[i].overrides.location), whether written or the cluster's name.
       const replicas = formatPath([...path, 'exporter', 'replicas']);
       problems.push(...specProblems(error, path).map((problem) => (formatPath(problem.path) === replicas ? { ...problem, path: [...path, 'replicas'] } : problem)));
       return undefined;

@@ -5,7 +5,7 @@
  */
 import * as pulumi from '@pulumi/pulumi';
 import { readFileSync } from 'node:fs';
-import { synthesize, type Environment } from 'probekit';
+import { renderCentralAlerting, synthesize, type Environment } from 'probekit';
 import { SEARCH_ENGINE_SECRET_NAME } from 'probekit/cli';
 import { DEFAULT_ROLE_PRESET } from '@probekit/assistant';
 import { SearchEngineApiKey } from './api-key';
@@ -27,6 +27,13 @@ export interface DeploymentOutputs {
   /** The created key's id (not a credential), to find it in the engine. */
   readonly searchEngineApiKeyId?: pulumi.Output<string>;
   readonly clusters: Record<string, ClusterOutputs>;
+  /**
+   * The rule file for the Prometheus (or Mimir/Thanos ruler) every cluster's agent remote-writes to: with two or more
+   * locations it counts them (README: alerting). Absent when the spec turns alerts off.
+   */
+  readonly centralRules?: string;
+  /** Alertmanager's file for probekit's alerts, when the spec routes them (receivers, windows, two or more locations). */
+  readonly alertmanagerConfig?: string;
 }
 
 export interface Deployment {
@@ -90,8 +97,11 @@ export function deployProbekit(config: StackConfig, env: Environment): Deploymen
     });
   });
 
+  // Every cluster's spec has the same jobs and locations; the first one's rules are the central Prometheus's.
+  const central = renderCentralAlerting(config.clusters[0]!.spec);
   const outputs: DeploymentOutputs = {
     ...(apiKey ? { searchEngineApiKeyId: apiKey.id } : {}),
+    ...central,
     clusters: Object.fromEntries(
       config.clusters.map((cluster, index) => [
         cluster.name,

@@ -9,3 +9,5 @@ const deployment = deployProbekit(parseStackConfig(readRawStackConfig(), process
 
 export const searchEngineApiKeyId = deployment.outputs.searchEngineApiKeyId;
 export const clusters = deployment.outputs.clusters;
+export const centralRules = deployment.outputs.centralRules;
+export const alertmanagerConfig = deployment.outputs.alertmanagerConfig;

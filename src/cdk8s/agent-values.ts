@@ -25,6 +25,8 @@ export interface AgentValuesProps extends AgentChartInput {
   readonly jobs?: readonly JobInput[];
   /** Whether a job scrapes the exporter's own metrics (`/metrics`), which the config-reload alert reads. @default true */
   readonly scrapeExporter?: boolean;
+  /** This deployment's location (the spec's `location`): the exporter's own job carries it, as the spec's jobs do. @default - none */
+  readonly location?: string;
 }
 
 export class AgentValues extends Construct {
@@ -87,7 +89,7 @@ export class AgentValues extends Construct {
       const http_sd_configs = config.http_sd_configs?.map((sd) => ({ ...sd, ...client }));
       return { ...config, ...(scheme && { scheme }), ...client, ...(http_sd_configs && { http_sd_configs }) };
     };
-    const exporterJob = this.props.scrapeExporter === false || scrapesProbeObjects(this.chart) ? [] : [renderExporterScrapeJob(exporter.address)];
+    const exporterJob = this.props.scrapeExporter === false || scrapesProbeObjects(this.chart) ? [] : [renderExporterScrapeJob(exporter.address, this.props.location)];
     const source: TargetsSource = this.targets === 'http_sd' ? { kind: 'http_sd', baseUrl: exporter.url } : INLINE_TARGETS;
     const scrapeConfigs = [...this.jobs.all.flatMap((job) => renderJobScrapeConfigs(job, exporter.modules, exporter.address, source)), ...exporterJob].map(withAccess);
     return renderAgentChartValues({ agent: this.chart, scrapeConfigs, access, exporterNamespace: exporter.namespace, file: this.fileName });

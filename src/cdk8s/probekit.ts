@@ -65,6 +65,7 @@ export class Probekit extends Construct {
       exporter: this.exporter,
       jobs: spec.agent.scrapeJobs ? spec.jobs : [],
       scrapeExporter: spec.agent.scrapeJobs,
+      ...(spec.location === undefined ? {} : { location: spec.location }),
     });
     const discovering = spec.agent.scrapeJobs ? spec.jobs.filter((job) => job.discover !== undefined) : [];
     // What the agent needs to list the objects its discovery jobs find (docs/targets.md#rbac).

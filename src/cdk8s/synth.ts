@@ -5,7 +5,8 @@
 import { App } from 'cdk8s';
 import type { Environment, Spec } from '../model';
 import type { DashboardJson } from '../render/dashboard';
-import type { RuleFile } from '../render/alert-rules';
+import { renderAlertRulesYaml, type RuleFile } from '../render/alert-rules';
+import { renderAlertmanagerConfigYaml, routesAlerts } from '../render/alertmanager-config';
 import { ProbekitChart } from './probekit';
 
 export interface Synthesized {
@@ -25,4 +26,14 @@ export function synthesize(spec: Spec, env: Environment = {}): Synthesized {
   const chart = new ProbekitChart(new App(), 'probekit', { spec, env });
   const { agentValues, dashboard, alerts, exporter } = chart.probekit;
   return { manifests: chart.toJson(), agentValues: agentValues.values, exporterAddress: exporter.address, dashboard: dashboard?.dashboard, alertRules: alerts?.rules };
+}
+
+/**
+ * What the Prometheus (or ruler) that receives every location's series loads, and its Alertmanager: the rule file
+ * (with two or more locations, the one that counts them) and, when the spec routes its alerts, Alertmanager's file.
+ * The same text synth writes as `<chart>.rules.yaml` and `<chart>.alertmanager.yaml`; none when alerts are off.
+ */
+export function renderCentralAlerting(spec: Spec): { readonly centralRules?: string; readonly alertmanagerConfig?: string } {
+  if (!spec.alerts.enabled) return {};
+  return { centralRules: renderAlertRulesYaml(spec), ...(routesAlerts(spec) ? { alertmanagerConfig: renderAlertmanagerConfigYaml(spec) } : {}) };
 }

@@ -22,6 +22,7 @@ const FLAGS = {
     out: OUT_FLAG,
     from: FROM_FLAG,
     'agent-config': { type: 'string', value: 'FILE', defaultText: 'FROM/etc/NAME/agent-config.yaml', help: "the agent's config file the jobs are added to" },
+    location: { type: 'string', value: 'NAME', defaultText: "the spec's location", help: "this machine's location (one of the spec's locations): the location label of its series" },
   },
   removeJobs: { vendor: VENDOR_FLAG, out: OUT_FLAG, from: FROM_FLAG },
 } as const satisfies Record<string, Flags>;
@@ -93,7 +94,7 @@ async function render(args: readonly string[], io: CliIo): Promise<number> {
   try {
     // Secret references are read by the renderer, for the sections the host form uses: an unset variable of a
     // section it leaves out (searchEngine) is no reason to fail.
-    loaded = readSpecFile(specFile, { cwd: io.cwd, namedBy: `--spec ${specFile}` });
+    loaded = readSpecFile(specFile, { cwd: io.cwd, namedBy: `--spec ${specFile}`, ...(values.location === undefined ? {} : { location: values.location }) });
   } catch (error) {
     // A path that leads nowhere is a mistake in the command line; a spec with problems is a failure.
     throw error instanceof SpecFileError ? new UsageError(error.message) : error;

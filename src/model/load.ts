@@ -20,6 +20,8 @@ export interface LoadOptions extends Omit<ParseOptions, 'source'> {
   readonly cwd?: string;
   /** The agent chart to write values for, in place of the file's `agent.chart` (`probekit synth --chart`). @default the file's */
   readonly agentChart?: AgentChartName;
+  /** This deployment's location, in place of the file's `location` (`probekit host render --location`). @default the file's */
+  readonly location?: string;
 }
 
 /** A spec's input with `agent.chart` set to `chart`; an input that is not a mapping (or whose agent is not) is left for validation to refuse. */
@@ -112,7 +114,7 @@ function sortByLine(problems: readonly Problem[]): Problem[] {
   return [...problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
 }
 
-function parseWithLines(text: string, options: ParseOptions & Pick<LoadOptions, 'agentChart'>): { spec: Spec; withLines: (problems: readonly Problem[]) => Problem[] } {
+function parseWithLines(text: string, options: ParseOptions & Pick<LoadOptions, 'agentChart' | 'location'>): { spec: Spec; withLines: (problems: readonly Problem[]) => Problem[] } {
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines });
   if (document.errors.length > 0) {
@@ -133,8 +135,9 @@ function parseWithLines(text: string, options: ParseOptions & Pick<LoadOptions, 
       return line === undefined ? problem : { ...problem, line };
     });
   try {
-    const { agentChart, ...parseOptions } = options;
-    const input: unknown = document.toJS();
+    const { agentChart, location, ...parseOptions } = options;
+    const read: unknown = document.toJS();
+    const input = location !== undefined && isMapping(read) ? { ...read, location } : read;
     return { spec: parseSpec(agentChart === undefined ? input : withAgentChart(input, agentChart), parseOptions), withLines };
   } catch (error) {
     // In the file's order, as a reader goes through it to mend them; the document's own problems first.

@@ -100,7 +100,7 @@ export function renderHostFiles(spec: Spec, options: HostFilesOptions = {}): Hos
 
   // The exporter's own job too: the alert on a failed config reload needs its metrics.
   const exporterAddress = localExporterAddress(spec.host.listenAddress);
-  const jobs = [...renderScrapeJobs(spec, exporterAddress), renderExporterScrapeJob(exporterAddress)];
+  const jobs = [...renderScrapeJobs(spec, exporterAddress), renderExporterScrapeJob(exporterAddress, spec.location)];
   const previousJobs = readAgentJobs(options.existingAgentJobs, options.agentJobsSource);
   const agentConfig = syncScrapeJobs(options.existingAgentConfig ?? '', jobs, { previousJobs, source: options.agentConfigSource });
   const icmp = Object.values(spec.modules).some((module) => module.prober === 'icmp');

@@ -4,7 +4,7 @@
  * carries the target, and the scrape goes to the exporter.
  */
 import { EXPORTER_PORT, METRICS_PATH, PROBE_PATH, sdPath } from '@probekit/exporter';
-import { DEFAULTS, MODULE_LABEL, type ScrapeJob, type Spec, type SpecModule } from '../model';
+import { DEFAULTS, LOCATION_LABEL, MODULE_LABEL, type ScrapeJob, type Spec, type SpecModule } from '../model';
 import { jobParts, targetSets } from '../model/targets';
 import { renderDiscoveryScrapeConfigs } from './discovery';
 
@@ -144,14 +144,17 @@ export function renderScrapeJob(job: ScrapeJob, exporterAddress: string, source:
 /** The job that scrapes the exporter's own metrics (`/metrics`: config reloads, build info), which one alert watches. */
 export const EXPORTER_JOB_NAME = 'probekit-exporter';
 
-/** The exporter's own scrape job, at the documented interval: its metrics change only on a reload. */
-export function renderExporterScrapeJob(exporterAddress: string): ScrapeConfig {
+/**
+ * The exporter's own scrape job, at the documented interval: its metrics change only on a reload. A located
+ * deployment's carries its location, so that every location's exporter stays its own series where they all arrive.
+ */
+export function renderExporterScrapeJob(exporterAddress: string, location?: string): ScrapeConfig {
   return {
     job_name: EXPORTER_JOB_NAME,
     scrape_interval: DEFAULTS.job.scrapeInterval,
     scrape_timeout: DEFAULTS.job.scrapeTimeout,
     metrics_path: METRICS_PATH,
-    static_configs: [{ targets: [exporterAddress] }],
+    static_configs: [{ targets: [exporterAddress], ...(location === undefined ? {} : { labels: { [LOCATION_LABEL]: location } }) }],
   };
 }
 

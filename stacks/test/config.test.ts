@@ -34,6 +34,28 @@ describe('stack configuration', () => {
     expect(config.agent).toEqual(valid.agent);
   });
 
+  it("makes each cluster the location of its name (or its override), of all the clusters; one cluster keeps the spec's location", () => {
+    const config = parseStackConfig({ ...valid, clusters: [{ name: 'eu-west' }, { name: 'us-east', overrides: { location: 'us' } }, { name: 'ap-south' }] }, {});
+    expect(config.clusters.map((cluster) => [cluster.spec.location, cluster.spec.locations])).toEqual([
+      ['eu-west', ['eu-west', 'us', 'ap-south']],
+      ['us', ['eu-west', 'us', 'ap-south']],
+      ['ap-south', ['eu-west', 'us', 'ap-south']],
+    ]);
+    expect(config.clusters[1]!.spec.jobs[0]!.labels).toEqual({ location: 'us' });
+    expect(config.clusters[0]!.spec.alerts.failingLocations).toBe(2);
+    const single = parseStackConfig({ ...valid, spec: { ...documentedExample, location: 'home' }, clusters: [{ name: 'eu-west' }] }, {});
+    expect(single.clusters[0]!.spec.locations).toEqual(['home']);
+  });
+
+  it("refuses the spec's one location for several clusters, and a cluster's location outside the spec's locations", () => {
+    expect(errorOf({ ...valid, spec: { ...documentedExample, location: 'home' } })).toBe(
+      'probekit:spec.location: is one location for all 2 clusters; leave it out (each cluster is the location of its name) or set clusters[i].overrides.location',
+    );
+    expect(errorOf({ ...valid, spec: { ...documentedExample, locations: ['eu-west', 'ap'] } })).toBe(
+      'probekit:clusters[1].overrides.location: "us-east" is not one of locations (eu-west, ap); add it to locations, or name one of them',
+    );
+  });
+
   it('takes a ready API token instead of admin credentials', () => {
     const config = parseStackConfig({ ...valid, searchEngine: { url: 'https://127.0.0.1:9200', apiToken: 'ZW5jb2RlZA==' } }, {});
     expect(createsApiKey(config.searchEngine)).toBe(false);

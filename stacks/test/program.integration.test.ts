@@ -53,7 +53,7 @@ const mockedEngine = (args: { type: string; inputs: Record<string, unknown> }) =
   return undefined;
 };
 
-type Exports = { clusters: unknown; searchEngineApiKeyId: unknown };
+type Exports = { clusters: unknown; searchEngineApiKeyId: unknown; centralRules: unknown; alertmanagerConfig: unknown };
 let run: ProgramRun<Exports>;
 beforeAll(async () => {
   process.env.PROBE_TOKEN = PROBE_TOKEN;
@@ -135,7 +135,18 @@ describe('three clusters', () => {
       expect(job.static_configs[0].targets).toEqual(
         cluster === 'gamma' ? ['https://example.com', 'https://prometheus.io', 'https://eu.internal.test/health'] : ['https://example.com', 'https://prometheus.io'],
       );
+      // Each cluster is a location, named after it: every series its agent scrapes says where it was probed.
+      expect(job.static_configs[0].labels).toMatchObject({ location: cluster });
     }
+  });
+
+  it("outputs the central rules, which count the three clusters' locations, and Alertmanager's file that inhibits their warnings", async () => {
+    const outputs = (await resolveOutputs(run.exports)) as { centralRules: string; alertmanagerConfig: string };
+    const rules = parseYaml(outputs.centralRules) as { groups: Array<{ name: string; rules: Array<{ alert: string; expr: string }> }> };
+    const down = rules.groups.find((group) => group.name === 'probekit:blackbox-exporter')!.rules.find((rule) => rule.alert === 'EndpointDown')!;
+    expect(down.expr).toContain('count by (job, instance, module) (probe_success{job="blackbox-exporter"} == 0) >= 2');
+    expect(rules.groups.find((group) => group.name === 'probekit:locations')!.rules[0]!.expr).toContain('probe_success{location=~"alpha|beta|gamma"}');
+    expect(parseYaml(outputs.alertmanagerConfig)).toMatchObject({ inhibit_rules: [{ target_matchers: ['alertname="EndpointDownFromLocation"'] }] });
   });
 
   it('applies the per-cluster overrides to that cluster only', () => {
@@ -189,6 +200,8 @@ describe('secrets end to end', () => {
     const outputs = JSON.stringify(await resolveOutputs(run.exports));
     for (const secret of [ADMIN_PASSWORD, CREATED_KEY, PROBE_TOKEN, KUBECONFIG_CONTENT.trim()]) expect(outputs).not.toContain(secret);
     expect(JSON.parse(outputs)).toEqual({
+      centralRules: expect.stringContaining('groups:'),
+      alertmanagerConfig: expect.stringContaining('route:'),
       searchEngineApiKeyId: 'search-engine-api-key-id',
       clusters: Object.fromEntries(
         ['alpha', 'beta', 'gamma'].map((cluster) => [
@@ -232,9 +245,12 @@ describe('parity with cdk8s synth', () => {
     jobs: [{ ...spec.jobs[0]!, targets: [...(spec.jobs[0]!.targets ?? []), ...overrides.extraTargets['blackbox-exporter']] }, spec.jobs[1]!],
   };
 
+  // The stack makes each cluster the location of its name, of the three.
+  const located = (clusterSpec: SpecInput, location: string): SpecInput => ({ ...clusterSpec, location, locations: ['alpha', 'beta', 'gamma'] });
+
   it.each<[string, SpecInput]>([
-    ['alpha', spec],
-    ['gamma', gammaSpec],
+    ['alpha', located(spec, 'alpha')],
+    ['gamma', located(gammaSpec, 'gamma')],
   ])('applies on %s exactly the objects and agent values cdk8s synth writes for its spec', (cluster, clusterSpec) => {
     const synth = cdk8sSynth(clusterSpec, { PROBE_TOKEN });
     const { children } = clusterResources(run.resources, cluster);

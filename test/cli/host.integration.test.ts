@@ -46,6 +46,17 @@ describe("probekit host render, in the caller's directory", () => {
     expect(parse(readFileSync(join(dir, 'tree', paths.agentConfig), 'utf8')).scrape_configs).toHaveLength(2);
   });
 
+  it("--location makes the machine one of the spec's locations: its jobs and the exporter's own carry the label; one not among them is refused", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'spec.yaml'), `${SPEC}locations: [eu, us, ap]\n`);
+    expect(await runCli(['host', 'render', '--spec', 'spec.yaml', '--out', 'tree', '--location', 'us'], {}, undefined, dir)).toMatchObject({ code: 0 });
+    const jobs = parse(readFileSync(join(dir, 'tree', hostPaths('probekit').agentConfig), 'utf8')).scrape_configs as Array<{ static_configs: Array<{ labels?: Record<string, string> }> }>;
+    expect(jobs.map((job) => job.static_configs[0]!.labels?.location)).toEqual(['us', 'us']);
+    const refused = await runCli(['host', 'render', '--spec', 'spec.yaml', '--out', 'tree', '--location', 'sa'], {}, undefined, dir);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('location: "sa" is not one of locations (eu, us, ap); add it to locations, or name one of them');
+  });
+
   it('a spec file that cannot be read is a mistake in the command line, named by its flag', async () => {
     const dir = tempDir();
     expect(await runCli(['host', 'render', '--spec', 'nope.yaml'], {}, undefined, dir)).toEqual({
