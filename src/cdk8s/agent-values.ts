@@ -8,7 +8,18 @@
 import { Chart } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
 import { ProblemsError, type Problem } from '@probekit/exporter';
-import { agentChartOf, agentTargetsOf, genericChartTemplateProblems, scrapesProbeObjects, type AgentChart, type AgentChartInput, type AgentTargets, type JobInput, type ScrapeJob } from '../model';
+import {
+  agentChartOf,
+  agentShardsOf,
+  agentTargetsOf,
+  genericChartTemplateProblems,
+  scrapesProbeObjects,
+  type AgentChart,
+  type AgentChartInput,
+  type AgentTargets,
+  type JobInput,
+  type ScrapeJob,
+} from '../model';
 import { jobParts } from '../model/targets';
 import { checkDuplicateJobNames } from '../model/validate';
 import { agentValuesText, renderAgentChartValues, type AgentChartValues } from '../render/agent-charts';
@@ -39,6 +50,8 @@ export class AgentValues extends Construct {
   readonly chart: AgentChart;
   /** Where the jobs' targets travel: in the values, or served by the exporter at `/sd/<job>`. */
   readonly targets: AgentTargets;
+  /** How many agents share the scraping: a values file per shard, or for Alloy clustered replicas. */
+  readonly shards: number;
   private readonly jobs: ExporterJobs;
 
   constructor(
@@ -50,9 +63,11 @@ export class AgentValues extends Construct {
     const problems: Problem[] = [];
     const chart = agentChartOf(props, [], problems);
     const targets = agentTargetsOf(props, [], problems);
-    if (chart === undefined || targets === undefined) throw new ProblemsError(problems, this.node.path);
+    const shards = agentShardsOf(props, [], problems);
+    if (chart === undefined || targets === undefined || shards === undefined) throw new ProblemsError(problems, this.node.path);
     this.chart = chart;
     this.targets = targets;
+    this.shards = shards;
     this.jobs = new ExporterJobs(this, props.exporter, checkDuplicateJobNames);
     props.jobs?.forEach((job) => this.addScrapeJob(job));
   }
@@ -79,8 +94,22 @@ export class AgentValues extends Construct {
     return added;
   }
 
-  /** The values and their header: every job scraping the exporter as it asks to be scraped (https, password). */
+  /** The values and their header (the first shard's when each shard has a file, see `files`). */
   get rendered(): AgentChartValues<object> {
+    return this.renderShard(this.shardFiles ? 0 : undefined);
+  }
+
+  /**
+   * Whether each shard gets a values file of its own: Prometheus (and vmagent, and a chart probekit does not know)
+   * read no environment variable in relabel rules, so each shard's number is written into its own values, installed
+   * as an agent of its own. Alloy's replicas share the targets by clustering instead.
+   */
+  private get shardFiles(): boolean {
+    return this.shards > 1 && this.chart.chart !== 'alloy';
+  }
+
+  /** The values of shard `index` (its hashmod rules), or of every target: every job scraping the exporter as it asks (https, password). */
+  private renderShard(index: number | undefined): AgentChartValues<object> {
     const { exporter } = this.props;
     const access = { tls: exporter.tls, basicAuth: exporter.basicAuth };
     const withAccess = (config: ScrapeConfig): ScrapeConfig => {
@@ -91,8 +120,23 @@ export class AgentValues extends Construct {
     };
     const exporterJob = this.props.scrapeExporter === false || scrapesProbeObjects(this.chart) ? [] : [renderExporterScrapeJob(exporter.address, this.props.location)];
     const source: TargetsSource = this.targets === 'http_sd' ? { kind: 'http_sd', baseUrl: exporter.url } : INLINE_TARGETS;
-    const scrapeConfigs = [...this.jobs.all.flatMap((job) => renderJobScrapeConfigs(job, exporter.modules, exporter.address, source)), ...exporterJob].map(withAccess);
-    return renderAgentChartValues({ agent: this.chart, scrapeConfigs, access, exporterNamespace: exporter.namespace, file: this.fileName });
+    const shard = index === undefined ? undefined : { index, count: this.shards };
+    const scrapeConfigs = [...this.jobs.all.flatMap((job) => renderJobScrapeConfigs(job, exporter.modules, exporter.address, source, shard)), ...exporterJob].map(withAccess);
+    const file = index === undefined ? this.fileName : this.shardFileName(index);
+    const rendered = renderAgentChartValues({ agent: this.chart, scrapeConfigs, access, exporterNamespace: exporter.namespace, file, shards: this.shards });
+    if (index === undefined) return rendered;
+    const note = `Shard ${index} of ${this.shards} (agent.shards): it scrapes the targets whose hash modulo ${this.shards} is ${index}; install each shard's file as an agent (a release) of its own.`;
+    return { ...rendered, notes: [note, ...rendered.notes] };
+  }
+
+  private shardFileName(index: number): string {
+    return `${Chart.of(this).node.id}.agent-values.shard-${index}.yaml`;
+  }
+
+  /** The values files: one, or one per shard (`<chart>.agent-values.shard-<i>.yaml`) for charts configured as Prometheus is. */
+  files(): Array<{ readonly fileName: string; readonly text: string }> {
+    if (!this.shardFiles) return [{ fileName: this.fileName, text: this.toYaml() }];
+    return Array.from({ length: this.shards }, (_, index) => ({ fileName: this.shardFileName(index), text: this.checkedText(this.renderShard(index)) }));
   }
 
   /** The values, in the chart's layout. */
@@ -112,7 +156,10 @@ export class AgentValues extends Construct {
    * half of it, `warning` says so.
    */
   toYaml(): string {
-    const rendered = this.rendered;
+    return this.checkedText(this.rendered);
+  }
+
+  private checkedText(rendered: AgentChartValues<object>): string {
     const text = agentValuesText(rendered);
     if (this.targets === 'inline') {
       const { error, warning } = valuesSizeVerdict(valuesSize(rendered.values, text));

@@ -10,7 +10,7 @@ import type { Construct } from 'constructs';
 import { DEFAULTS, type Job, type JobInput, type ScrapeJob } from '../model';
 import { withDurationSuggestions } from '../model/problems';
 import { TargetModules } from '../model/targets';
-import { checkJob, parseJob } from '../model/validate';
+import { checkJob, parseJob, recordCheckedJob, wasCheckedAgainst } from '../model/validate';
 import type { BlackboxExporter } from './blackbox-exporter';
 
 /** The problems of jobs that would collide (job names, object names), as the spec's checks of its whole list give them. */
@@ -18,6 +18,8 @@ type CollisionCheck = (jobs: ReadonlyArray<readonly [number, ScrapeJob]>) => Pro
 
 export class ExporterJobs {
   private readonly jobs: Job[] = [];
+  /** Jobs whose every module the exporter had when they were added: modules are never replaced, so they stay right. */
+  private readonly settled = new WeakSet<Job>();
 
   constructor(
     private readonly owner: Construct,
@@ -41,6 +43,14 @@ export class ExporterJobs {
   add(input: JobInput): Job {
     const index = this.jobs.length;
     const path: FieldPath = ['jobs', index];
+    if (wasCheckedAgainst(input, this.exporter.modules)) {
+      // A spec's job, checked with these modules already: only the names across this construct's jobs are new.
+      const listed = [...this.jobs, input].map((each, at) => [at, each] as const);
+      this.throwIfAny(this.collisions(listed).filter((problem) => problem.path[1] === index));
+      this.jobs.push(input);
+      this.settled.add(input);
+      return input;
+    }
     const problems: Problem[] = [];
     const targetModules = new TargetModules(this.exporter.modules);
     const job = parseJob(input, path, DEFAULTS.alerts.thresholds, problems, this.exporter.modules, targetModules);
@@ -56,6 +66,11 @@ export class ExporterJobs {
     }
     this.throwIfAny(withDurationSuggestions(problems, { jobs: { [index]: input } }));
     this.jobs.push(job!);
+    const modules = this.exporter.modules;
+    if ([job!.module, ...job!.targets.map((target) => target.module)].every((name) => name in modules)) {
+      this.settled.add(job!);
+      recordCheckedJob(job!, modules);
+    }
     return job!;
   }
 
@@ -69,7 +84,7 @@ export class ExporterJobs {
   private check(): void {
     const modules = this.exporter.modules;
     const defined = new Set(Object.keys(modules));
-    this.throwIfAny(this.jobs.flatMap((job, index) => checkJob(job, ['jobs', index], modules, defined)));
+    this.throwIfAny(this.jobs.flatMap((job, index) => (this.settled.has(job) ? [] : checkJob(job, ['jobs', index], modules, defined))));
   }
 
   private throwIfAny(problems: readonly Problem[]): void {

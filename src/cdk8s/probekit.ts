@@ -146,7 +146,7 @@ export class ProbekitApp extends App {
         written.push(fileName);
       };
       for (const values of AgentValues.all(this)) {
-        write(values.fileName, values.toYaml());
+        for (const { fileName, text } of values.files()) write(fileName, text);
         if (values.sizeWarning !== undefined) this.warnings.push(`${values.fileName}: ${values.sizeWarning}`);
       }
       for (const dashboard of EndpointsDashboard.all(this)) write(dashboard.fileName, dashboard.toJson());

@@ -56,11 +56,38 @@ export interface AgentChartInput {
    * (docs/scale.md). @default inline
    */
   readonly targets?: AgentTargets;
+  /**
+   * How many agents share the scraping, each a disjoint part of the targets by a hash of the target (Prometheus'
+   * `hashmod`): one values file per shard for the Prometheus-configured charts, Alloy's clustering for alloy
+   * (docs/scale.md#sharded-agents). @default 1
+   */
+  readonly shards?: number;
 }
 
 /** Where the agent finds the targets (`agent.targets`). */
 export const AGENT_TARGETS = ['inline', 'http_sd'] as const;
 export type AgentTargets = (typeof AGENT_TARGETS)[number];
+
+/** The most shards probekit writes: each is an agent (a release, or a replica) of its own. */
+export const MOST_SHARDS = 64;
+
+/** How many agents share the scraping (`agent.shards`); undefined when `problems` got why not. */
+export function agentShardsOf(input: Pick<AgentChartInput, 'chart' | 'shards'>, path: FieldPath, problems: Problem[]): number | undefined {
+  const shards = input.shards ?? DEFAULTS.agent.shards;
+  const at: FieldPath = [...path, 'shards'];
+  if (!Number.isInteger(shards) || shards < 1 || shards > MOST_SHARDS) {
+    problems.push({ path: at, message: `${JSON.stringify(shards)} must be a whole number from 1 to ${MOST_SHARDS}` });
+    return undefined;
+  }
+  if (shards > 1 && scrapesProbeObjects({ chart: input.chart ?? DEFAULTS.agent.chart })) {
+    problems.push({
+      path: at,
+      message: "is for agents whose values carry scrape jobs; k8s-monitoring's collectors share Probe objects by their own clustering (alloy-metrics' values): remove shards",
+    });
+    return undefined;
+  }
+  return shards;
+}
 
 /** Where the scrape jobs' targets travel, read from a spec's `agent` or AgentValues' props; undefined when `problems` got why not. */
 export function agentTargetsOf(input: Pick<AgentChartInput, 'chart' | 'targets'>, path: FieldPath, problems: Problem[]): AgentTargets | undefined {

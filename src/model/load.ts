@@ -115,6 +115,21 @@ function sortByLine(problems: readonly Problem[]): Problem[] {
 }
 
 function parseWithLines(text: string, options: ParseOptions & Pick<LoadOptions, 'agentChart' | 'location'>): { spec: Spec; withLines: (problems: readonly Problem[]) => Problem[] } {
+  const { agentChart, location, ...parseOptions } = options;
+  const specOf = (read: unknown): Spec => {
+    const input = location !== undefined && isMapping(read) ? { ...read, location } : read;
+    return parseSpec(agentChart === undefined ? input : withAgentChart(input, agentChart), parseOptions);
+  };
+  // JSON is read as JSON: a million targets take a second there and some 25 s through the YAML document, which is
+  // made only when there are problems to give lines to.
+  const json = /^\s*\{/.test(text) ? jsonOf(text) : undefined;
+  if (json !== undefined) {
+    try {
+      return { spec: specOf(json), withLines: (problems) => withLinesOf(text, problems) };
+    } catch (error) {
+      if (!(error instanceof SpecError)) throw error;
+    }
+  }
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines });
   if (document.errors.length > 0) {
@@ -135,13 +150,29 @@ function parseWithLines(text: string, options: ParseOptions & Pick<LoadOptions, 
       return line === undefined ? problem : { ...problem, line };
     });
   try {
-    const { agentChart, location, ...parseOptions } = options;
-    const read: unknown = document.toJS();
-    const input = location !== undefined && isMapping(read) ? { ...read, location } : read;
-    return { spec: parseSpec(agentChart === undefined ? input : withAgentChart(input, agentChart), parseOptions), withLines };
+    return { spec: specOf(document.toJS()), withLines };
   } catch (error) {
     // In the file's order, as a reader goes through it to mend them; the document's own problems first.
     if (error instanceof SpecError) throw new SpecError(sortByLine(withLines(error.problems)), error.source);
     throw error;
   }
+}
+
+/** A JSON text's value, or undefined when it is not JSON (then it is read as YAML, which says what is wrong). */
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Problems found past parsing a spec read as JSON, with their lines: the YAML document is made for them only. */
+function withLinesOf(text: string, problems: readonly Problem[]): Problem[] {
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines });
+  return problems.map((problem) => {
+    const line = lineOf(document, lines, problem.path);
+    return line === undefined ? problem : { ...problem, line };
+  });
 }

@@ -246,6 +246,7 @@ export const agentSchema = z.strictObject({
   remoteWrite: remoteWriteSchema.optional(),
   scrapeJobs: z.boolean().optional(),
   targets: z.enum(AGENT_TARGETS).optional(),
+  shards: z.number().optional(),
   serviceAccount: z
     .strictObject({
       name: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a ServiceAccount's name: lower-case letters, digits, - and ."),

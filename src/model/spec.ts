@@ -54,6 +54,8 @@ export const DEFAULTS = {
     remoteWriteName: 'probekit',
     /** The targets travel in the agent's values, as long as they fit a Helm release (docs/scale.md). */
     targets: 'inline' as AgentTargets,
+    /** One agent scrapes every target. */
+    shards: 1,
   },
   searchEngine: {
     secretName: 'search-engine',
@@ -558,6 +560,8 @@ export interface Spec {
     readonly serviceAccount?: { readonly name: string; readonly namespace: string };
     /** Where the agent finds the targets: in its values, or from the exporter's `/sd/<job>`. */
     readonly targets: AgentTargets;
+    /** How many agents share the scraping, each a disjoint part of the targets. */
+    readonly shards: number;
   };
   readonly searchEngine?: { readonly url: string; readonly apiToken: SecretRef; readonly secretName: string };
   readonly dashboard: DashboardSettings;

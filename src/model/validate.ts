@@ -4,6 +4,7 @@
  * one pass, so that one synth shows everything to mend: each part of the spec is checked on its own, and
  * the checks across parts go on with the parts that passed.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { stringify } from 'yaml';
 import { z } from 'zod';
 import {
@@ -23,7 +24,7 @@ import {
   type ProberName,
 } from '@probekit/exporter';
 import { http2xx, http2xxWithHeader, httpPost2xx, PRESET_NAMES, type PresetModule, type PresetName } from './presets';
-import { agentChartOf, agentTargetsOf, genericChartTemplateProblems, scrapesProbeObjects } from './agent-chart';
+import { agentChartOf, agentShardsOf, agentTargetsOf, genericChartTemplateProblems, scrapesProbeObjects } from './agent-chart';
 import { withDurationSuggestions, withRequiredHints } from './problems';
 import { readEnvSecret, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
 import { moduleSecrets, moduleWithSecretFiles, secretCandidateFields, secretFieldProblems, withoutSecrets } from './secret-fields';
@@ -148,6 +149,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
   const alerting = alertingSettings({ location, locations, maintenance, alerts, alertmanagerConfig }, jobs, problems);
   const agentChart = agentChartOf(agent ?? {}, ['agent'], problems);
   const agentTargets = agentTargetsOf(agent ?? {}, ['agent'], problems);
+  const agentShards = agentShardsOf(agent ?? {}, ['agent'], problems);
   const probeObjects = (operator !== undefined && (operator.probes ?? DEFAULTS.operator.probes)) || (agentChart !== undefined && scrapesProbeObjects(agentChart));
   if (probeObjects) problems.push(...checkProbeObjectNames(jobs));
   if (agentChart && scrapesProbeObjects(agentChart)) problems.push(...probeObjectChartProblems(agent?.scrapeJobs, operator?.probes));
@@ -172,6 +174,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
 
   if (options.env) problems.push(...checkEnvReferences(modules, targetModules.origins, searchEngine?.apiToken, options.env));
   if (problems.length > 0) throw new SpecError(withDurationSuggestions(problems, input), options.source);
+  for (const [, job] of jobs) recordCheckedJob(job, modules);
 
   return {
     namespace: namespace ?? DEFAULTS.namespace,
@@ -183,6 +186,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
       ...agentChart!,
       scrapeJobs: !scrapesProbeObjects(agentChart!) && (agent?.scrapeJobs ?? true),
       targets: agentTargets!,
+      shards: agentShards!,
       ...(agent?.serviceAccount && { serviceAccount: { name: agent.serviceAccount.name, namespace: agent.serviceAccount.namespace ?? namespace ?? DEFAULTS.namespace } }),
     },
     searchEngine: searchEngine && {
@@ -488,6 +492,24 @@ function defaultScrapeTimeout(scrapeInterval: string): string {
   const interval = parseDuration(scrapeInterval);
   const documented = parseDuration(DEFAULTS.job.scrapeTimeout)!;
   return interval !== undefined && interval > 0 && interval < documented ? scrapeInterval : DEFAULTS.job.scrapeTimeout;
+}
+
+/**
+ * Jobs found without problems, with the modules they were checked against. A construct given such a job (the
+ * Probekit construct hands the spec's jobs to AgentValues and Probes) need not read and check it again when its
+ * exporter has the same modules: at a million targets each pass costs seconds.
+ */
+const checkedJobs = new WeakMap<object, Readonly<Record<string, SpecModule>>>();
+
+export function recordCheckedJob(job: ScrapeJob, modules: Readonly<Record<string, SpecModule>>): void {
+  const names = new Set([job.module, ...job.targets.map((target) => target.module)]);
+  checkedJobs.set(job, Object.fromEntries([...names].map((name) => [name, modules[name]!])));
+}
+
+/** Whether `job` was checked without problems against modules equal to `modules`' modules of the same names. */
+export function wasCheckedAgainst(job: unknown, modules: Readonly<Record<string, SpecModule>>): job is Job {
+  const checkedWith = typeof job === 'object' && job !== null ? checkedJobs.get(job) : undefined;
+  return checkedWith !== undefined && Object.entries(checkedWith).every(([name, module]) => modules[name] !== undefined && isDeepStrictEqual(modules[name], module));
 }
 
 /**

@@ -15,7 +15,9 @@ export interface RelabelRule {
   readonly replacement?: string;
   /** Only the discovery jobs' rules (./discovery.ts) match or filter; the three rules of a static job copy. */
   readonly regex?: string;
-  readonly action?: 'replace' | 'keep' | 'drop';
+  /** hashmod only: the number of shards. */
+  readonly modulus?: number;
+  readonly action?: 'replace' | 'keep' | 'drop' | 'hashmod';
 }
 
 export interface ScrapeConfig {
@@ -60,6 +62,26 @@ export function relabelRules(exporterAddress: string): RelabelRule[] {
     { source_labels: ['__address__'], target_label: '__param_target' },
     { source_labels: ['__param_target'], target_label: 'instance' },
     { target_label: '__address__', replacement: exporterAddress },
+  ];
+}
+
+/** The label a shard's hash of the target is written to: `__tmp_` labels are dropped after relabelling. */
+export const SHARD_HASH_LABEL = '__tmp_hash';
+
+/**
+ * One agent's share of the targets (`agent.shards`): after the three rules, the target (`__param_target`) hashed
+ * modulo the shard count, and the targets of this shard's number kept. Prometheus reads no environment variable in
+ * relabel rules, so each shard's number is written in its own values.
+ */
+export interface Shard {
+  readonly index: number;
+  readonly count: number;
+}
+
+export function shardRules({ index, count }: Shard): RelabelRule[] {
+  return [
+    { source_labels: ['__param_target'], modulus: count, target_label: SHARD_HASH_LABEL, action: 'hashmod' },
+    { source_labels: [SHARD_HASH_LABEL], regex: String(index), action: 'keep' },
   ];
 }
 
@@ -119,8 +141,15 @@ export type TargetsSource = { readonly kind: 'inline' } | { readonly kind: 'http
 export const INLINE_TARGETS: TargetsSource = { kind: 'inline' };
 
 /** A job as the agent's scrape configs: one per part of its static targets (see jobParts), then its discovery's (./discovery.ts). */
-export function renderJobScrapeConfigs(job: ScrapeJob, modules: Readonly<Record<string, SpecModule>>, exporterAddress: string, source: TargetsSource = INLINE_TARGETS): ProbeScrapeConfig[] {
-  return [...jobParts(job).map((part) => renderScrapeJob(part, exporterAddress, source)), ...renderDiscoveryScrapeConfigs(job, modules[job.module]!, exporterAddress)];
+export function renderJobScrapeConfigs(
+  job: ScrapeJob,
+  modules: Readonly<Record<string, SpecModule>>,
+  exporterAddress: string,
+  source: TargetsSource = INLINE_TARGETS,
+  shard?: Shard,
+): ProbeScrapeConfig[] {
+  const configs = [...jobParts(job).map((part) => renderScrapeJob(part, exporterAddress, source)), ...renderDiscoveryScrapeConfigs(job, modules[job.module]!, exporterAddress)];
+  return shard === undefined ? configs : configs.map((config) => ({ ...config, relabel_configs: [...config.relabel_configs, ...shardRules(shard)] }));
 }
 
 /**

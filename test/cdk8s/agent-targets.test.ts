@@ -143,3 +143,32 @@ describe('the size guard (agent.targets: inline)', () => {
     expect(small.sizeWarning).toBeUndefined();
   });
 });
+
+describe('agent.shards', () => {
+  it('writes a values file per shard for Prometheus, each job keeping its three rules and then its hashmod share of the targets', () => {
+    const { chart } = synth(spec({ chart: 'prometheus', targets: 'http_sd', shards: 2 }, undefined, 10));
+    const files = chart.probekit.agentValues.files();
+    expect(files.map((file) => file.fileName)).toEqual(['probes.agent-values.shard-0.yaml', 'probes.agent-values.shard-1.yaml']);
+    const address = 'blackbox-exporter.monitoring.svc:9115';
+    files.forEach(({ text }, index) => {
+      expect(text).toMatch(new RegExp(`^# Shard ${index} of 2 \\(agent\\.shards\\)`));
+      const [web] = jobsOf(parse(text) as Record<string, any>);
+      expect(web.relabel_configs).toEqual([
+        ...relabelRules(address),
+        { source_labels: ['__param_target'], modulus: 2, target_label: '__tmp_hash', action: 'hashmod' },
+        { source_labels: ['__tmp_hash'], regex: String(index), action: 'keep' },
+      ]);
+    });
+  });
+
+  it('gives Alloy clustered replicas instead, and refuses a count out of range or k8s-monitoring', () => {
+    const { chart } = synth(spec({ chart: 'alloy', shards: 3, remoteWrite: { url: 'https://mimir.example.com/api/v1/push' } }, undefined, 10));
+    expect(chart.probekit.agentValues.files().map((file) => file.fileName)).toEqual(['probes.agent-values.yaml']);
+    const values = chart.probekit.agentValues.values;
+    expect(values.alloy.clustering).toEqual({ enabled: true });
+    expect(values.controller.replicas).toBe(3);
+    expect(values.alloy.configMap.content).not.toContain('hashmod');
+    expect(problemsOf(() => parseSpec(spec({ shards: 0 }, undefined, 1)))).toEqual(['agent.shards: 0 must be a whole number from 1 to 64']);
+    expect(problemsOf(() => parseSpec(spec({ chart: 'k8s-monitoring', shards: 2 }, undefined, 1)))).toEqual([expect.stringMatching(/^agent\.shards: is for agents whose values carry scrape jobs/)]);
+  });
+});

@@ -20,27 +20,34 @@ const withAgent = (agent: AgentInput, more: Partial<SpecInput> = {}): SpecInput 
 
 describe('agent.chart', () => {
   it("is generic unless given, with the chart's exporter section off: probekit's exporter is the one the jobs scrape", () => {
-    expect(parseSpec(withAgent({})).agent).toEqual({ chart: 'generic', chartKey: 'agent', exporterKey: 'blackbox-exporter', enableExporter: false, scrapeJobs: true, targets: 'inline' });
+    expect(parseSpec(withAgent({})).agent).toEqual({ chart: 'generic', chartKey: 'agent', exporterKey: 'blackbox-exporter', enableExporter: false, scrapeJobs: true, targets: 'inline', shards: 1 });
     expect(parseSpec(withAgent({ chartKey: 'k8s-monitoring', exporterKey: 'prometheus-blackbox-exporter', enableExporter: true })).agent).toMatchObject({ enableExporter: true });
   });
 
   it('takes each chart by its name, alloy with the remote_write its scrapes forward to', () => {
     expect(['prometheus', 'victoria-metrics-agent'].map((chart) => parseSpec(withAgent({ chart: chart as AgentInput['chart'] })).agent)).toEqual([
-      { chart: 'prometheus', scrapeJobs: true, targets: 'inline' },
-      { chart: 'victoria-metrics-agent', scrapeJobs: true, targets: 'inline' },
+      { chart: 'prometheus', scrapeJobs: true, targets: 'inline', shards: 1 },
+      { chart: 'victoria-metrics-agent', scrapeJobs: true, targets: 'inline', shards: 1 },
     ]);
     expect(parseSpec(withAgent({ chart: 'alloy', remoteWrite: { url: 'https://mimir.example.com/api/v1/push' } })).agent).toEqual({
       chart: 'alloy',
       remoteWrite: { name: 'probekit', url: 'https://mimir.example.com/api/v1/push' },
       scrapeJobs: true,
       targets: 'inline',
+      shards: 1,
     });
-    expect(parseSpec(withAgent({ chart: 'alloy', remoteWrite: { name: 'default' } })).agent).toEqual({ chart: 'alloy', remoteWrite: { name: 'default' }, scrapeJobs: true, targets: 'inline' });
+    expect(parseSpec(withAgent({ chart: 'alloy', remoteWrite: { name: 'default' } })).agent).toEqual({
+      chart: 'alloy',
+      remoteWrite: { name: 'default' },
+      scrapeJobs: true,
+      targets: 'inline',
+      shards: 1,
+    });
   });
 
   it('with k8s-monitoring: Probe objects without operator, and values without scrape jobs', () => {
     const spec = parseSpec(withAgent({ chart: 'k8s-monitoring' }));
-    expect(spec.agent).toEqual({ chart: 'k8s-monitoring', scrapeJobs: false, targets: 'inline' });
+    expect(spec.agent).toEqual({ chart: 'k8s-monitoring', scrapeJobs: false, targets: 'inline', shards: 1 });
     expect(spec.operator).toBeUndefined();
   });
 

@@ -78,7 +78,17 @@ describe("the spec's hand-written types equal its schemas' inputs", () => {
     const thresholds: Record<keyof AlertThresholdsInput, true> = { downFor: true, slowerThan: true, slowFor: true, certificateWarningDays: true, certificateCriticalDays: true };
     expect(same(thresholds, true satisfies Same<AlertThresholdsInput, z.input<typeof thresholdsSchema>>)).toEqual(fieldsOf(thresholdsSchema));
     const shape = specSchema.shape;
-    const agent: Record<keyof AgentInput, true> = { chart: true, chartKey: true, exporterKey: true, enableExporter: true, remoteWrite: true, scrapeJobs: true, serviceAccount: true, targets: true };
+    const agent: Record<keyof AgentInput, true> = {
+      chart: true,
+      chartKey: true,
+      exporterKey: true,
+      enableExporter: true,
+      remoteWrite: true,
+      scrapeJobs: true,
+      serviceAccount: true,
+      targets: true,
+      shards: true,
+    };
     expect(same(agent, true satisfies Same<AgentInput, NonNullable<SpecShape['agent']>>)).toEqual(fieldsOf(shape.agent.unwrap()));
     const remoteWrite: Record<keyof AlloyRemoteWriteInput, true> = { name: true, url: true, basicAuth: true, bearerTokenSecret: true };
     expect(same(remoteWrite, true satisfies Same<AlloyRemoteWriteInput, z.input<typeof remoteWriteSchema>>)).toEqual(fieldsOf(remoteWriteSchema));

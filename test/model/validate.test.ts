@@ -38,7 +38,7 @@ describe('spec defaults', () => {
       labels: {},
       alerts: thresholds,
     });
-    expect(spec.agent).toEqual({ chart: 'generic', chartKey: 'agent', exporterKey: 'blackbox-exporter', enableExporter: false, scrapeJobs: true, targets: 'inline' });
+    expect(spec.agent).toEqual({ chart: 'generic', chartKey: 'agent', exporterKey: 'blackbox-exporter', enableExporter: false, scrapeJobs: true, targets: 'inline', shards: 1 });
     expect(spec.searchEngine).toBeUndefined();
     expect(spec.dashboard).toEqual({ enabled: true, title: 'Endpoints', uid: 'probekit-endpoints', labels: { grafana_dashboard: '1' } });
     expect(spec.alerts).toEqual({

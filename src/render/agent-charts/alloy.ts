@@ -24,8 +24,8 @@ import { replacedNote, type AgentChartValues } from './chart-values';
 import { exporterAccessFiles, exporterSecretsNote, mountedSecretsNote, remoteWriteFiles, secretVolumes, volumeMounts, type SecretFiles, type SecretVolume, type VolumeMount } from './secret-files';
 
 export interface AlloyChartValues {
-  readonly alloy: { readonly configMap: { readonly content: string }; readonly mounts?: { readonly extra: VolumeMount[] } };
-  readonly controller?: { readonly type?: 'deployment'; readonly replicas?: 1; readonly volumes?: { readonly extra: SecretVolume[] } };
+  readonly alloy: { readonly configMap: { readonly content: string }; readonly mounts?: { readonly extra: VolumeMount[] }; readonly clustering?: { readonly enabled: true } };
+  readonly controller?: { readonly type?: 'deployment'; readonly replicas?: number; readonly volumes?: { readonly extra: SecretVolume[] } };
 }
 
 /** An expression naming what another component exports (`discovery.relabel.x.output`). */
@@ -118,13 +118,14 @@ function componentLabels(jobNames: readonly string[]): string[] {
 const TLS_FIELDS = new Set(['ca_file', 'cert_file', 'key_file', 'server_name', 'insecure_skip_verify']);
 
 function ruleBlock(rule: RelabelRule): Block {
-  const { source_labels, target_label, replacement, regex, action, ...unplaced } = rule;
+  const { source_labels, target_label, replacement, regex, modulus, action, ...unplaced } = rule;
   placedEverything(unplaced, 'relabel rule');
   return block('rule', [
     ...(source_labels === undefined ? [] : [attribute('source_labels', source_labels)]),
     ...(regex === undefined ? [] : [attribute('regex', regex)]),
     ...(target_label === undefined ? [] : [attribute('target_label', target_label)]),
     ...(replacement === undefined ? [] : [attribute('replacement', replacement)]),
+    ...(modulus === undefined ? [] : [attribute('modulus', modulus)]),
     ...(action === undefined ? [] : [attribute('action', action)]),
   ]);
 }
@@ -238,26 +239,32 @@ export function alloyChartValues(
   access: ExporterAccess,
   exporterNamespace: string,
   file: string,
+  shards = 1,
 ): AgentChartValues<AlloyChartValues> {
   const ownRelease = remoteWrite.url !== undefined;
   const files = [...exporterAccessFiles(access), ...(ownRelease ? remoteWriteComponent({ ...remoteWrite, url: remoteWrite.url }).files : [])];
   const content = goTemplateLiteral(renderAlloyConfig(scrapeConfigs, remoteWrite));
   const volumes = files.length === 0 ? {} : { volumes: { extra: secretVolumes(files) } };
-  const controller = ownRelease ? { type: 'deployment' as const, replicas: 1 as const, ...volumes } : files.length === 0 ? undefined : volumes;
+  const controller = ownRelease ? { type: 'deployment' as const, replicas: shards, ...volumes } : files.length === 0 ? undefined : volumes;
+  // agent.shards: the replicas share the targets by Alloy's clustering, which every scrape opts into.
+  const clustering = shards > 1 ? { clustering: { enabled: true as const } } : {};
   return {
     values: {
-      alloy: { configMap: { content }, ...(files.length === 0 ? {} : { mounts: { extra: volumeMounts(files) } }) },
+      alloy: { configMap: { content }, ...(files.length === 0 ? {} : { mounts: { extra: volumeMounts(files) } }), ...clustering },
       ...(controller === undefined ? {} : { controller }),
     },
     notes: [
       ...(ownRelease
         ? [
             `Values for the grafana/alloy chart, for an Alloy release of its own: probekit's scrape jobs, sent to ${remoteWrite.url} by prometheus.remote_write.${remoteWrite.name}.`,
-            "It runs as one Deployment replica: a DaemonSet, the chart's default, would probe every target once per node.",
+            shards > 1
+              ? `It runs as ${shards} Deployment replicas in one Alloy cluster (alloy.clustering), which share the targets: each is scraped by one replica.`
+              : "It runs as one Deployment replica: a DaemonSet, the chart's default, would probe every target once per node.",
           ]
         : [
             `alloy.configMap.content is probekit's part of an Alloy configuration: its scrapes forward to prometheus.remote_write.${remoteWrite.name}, which it does not define.`,
             'Put it into your own alloy.configMap.content: installed alone, this file would replace your configuration.',
+            ...(shards > 1 ? [`Run ${shards} replicas of that Alloy (controller.replicas): with alloy.clustering.enabled they share the targets, each scraped by one replica.`] : []),
             ...(files.length === 0 ? [] : [replacedNote(['alloy.mounts.extra', 'controller.volumes.extra'])]),
           ]),
       ...mountedSecretsNote(files),

@@ -23,6 +23,8 @@ export interface AgentChartInput {
   readonly exporterNamespace: string;
   /** The values file's name, for the helm command in its header. */
   readonly file: string;
+  /** alloy: how many clustered replicas share the targets (`agent.shards`); the other charts get a file per shard. @default 1 */
+  readonly shards?: number;
 }
 
 export function renderAgentChartValues(input: AgentChartInput): AgentChartValues<object> {
@@ -35,7 +37,7 @@ export function renderAgentChartValues(input: AgentChartInput): AgentChartValues
     case 'victoria-metrics-agent':
       return victoriaMetricsAgentChartValues(scrapeConfigs, access, exporterNamespace, file);
     case 'alloy':
-      return alloyChartValues(scrapeConfigs, agent.remoteWrite, access, exporterNamespace, file);
+      return alloyChartValues(scrapeConfigs, agent.remoteWrite, access, exporterNamespace, file, input.shards);
     case 'k8s-monitoring':
       return k8sMonitoringChartValues(file);
   }
