@@ -7,7 +7,7 @@
 import { Chart } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct, type IConstruct } from 'constructs';
-import { DEFAULTS, kubernetesObjectName } from '../model';
+import { DEFAULTS, kubernetesObjectName, type MaintenanceWindow } from '../model';
 import { dashboardSettings } from '../model/defaults';
 import { buildDashboard, dashboardFileText, type DashboardJson, type DashboardOptions } from '../render/dashboard';
 import { probekitLabels } from '../render/labels';
@@ -25,6 +25,10 @@ export interface EndpointsDashboardProps {
   /** Days left at which a certificate turns orange, and red. @default 21 and 7, the alerts' defaults */
   readonly certificateWarningDays?: number;
   readonly certificateCriticalDays?: number;
+  /** Every location that probes (the spec's `locations`): two or more add a location variable and each location's status. @default - none */
+  readonly locations?: readonly string[];
+  /** Maintenance windows (the spec's `maintenance`), listed in a panel. @default - none */
+  readonly maintenance?: readonly MaintenanceWindow[];
 }
 
 export class EndpointsDashboard extends Construct {
@@ -46,6 +50,8 @@ export class EndpointsDashboard extends Construct {
       exporterUrl: props.exporter.externalUrl,
       certificateWarningDays: props.certificateWarningDays ?? DEFAULTS.alerts.thresholds.certificateWarningDays,
       certificateCriticalDays: props.certificateCriticalDays ?? DEFAULTS.alerts.thresholds.certificateCriticalDays,
+      ...((props.locations?.length ?? 0) >= 2 ? { locations: props.locations } : {}),
+      ...((props.maintenance?.length ?? 0) > 0 ? { maintenance: props.maintenance } : {}),
     };
     this.dashboard = buildDashboard(options);
     this.configMap = new kplus.ConfigMap(this, 'config-map', {

@@ -76,6 +76,8 @@ export class Probekit extends Construct {
         exporter: this.exporter,
         certificateWarningDays: spec.alerts.thresholds.certificateWarningDays,
         certificateCriticalDays: spec.alerts.thresholds.certificateCriticalDays,
+        locations: spec.locations,
+        maintenance: spec.maintenance,
       });
     }
     if (spec.alerts.enabled) {

@@ -5,7 +5,8 @@
  * 2 a bad spec or command line, 130 stopped by Ctrl-C (the targets done are reported, the rest marked not run).
  */
 import { DURATION_HINT, parseDuration, probeTarget, ProblemsError, type ModuleInput, type Problem, type ProberName } from '@probekit/exporter';
-import { closestName, readSpecFile, type Job, type Spec } from '../model';
+import { closestName, readSpecFile, type Job, type MaintenanceWindow, type Spec } from '../model';
+import { windowIsOn, windowSchedule } from '../render/alertmanager-config';
 import { moduleWithSecretValues } from '../render/exporter-config';
 import { helpText, parseFlags, usageLine, UsageError, type CliIo, type Command, type Flags } from './command';
 import { internalErrorNote, OUTPUT_FORMATS, probeDetails, progressBar, progressLine, reportText, summarize, type OutputFormat, type TargetResult } from './preflight-report';
@@ -144,6 +145,20 @@ async function runPlan(probes: readonly PlannedProbe[], concurrency: number, sto
   );
 }
 
+/** A note for each chosen job inside a maintenance window now: a failure found here would not page. */
+export function maintenanceNotes(windows: readonly MaintenanceWindow[], jobs: readonly Job[], at: Date): string[] {
+  return windows
+    .filter((window) => windowIsOn(window, at))
+    .flatMap((window) =>
+      jobs
+        .filter((job) => window.jobs.includes(job.name))
+        .map(
+          (job) =>
+            `note: job ${job.name}${window.targets ? ` (${window.targets.join(', ')})` : ''} is inside maintenance window ${window.name} (${windowSchedule(window)}): its alerts fire in Prometheus, and Alertmanager delivers none of them until the window ends\n`,
+        ),
+    );
+}
+
 async function run(args: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(args, FLAGS, HELP);
   const specFile = values.spec ?? io.env.PROBEKIT_SPEC;
@@ -157,7 +172,9 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   try {
     const { spec, namedAfterFile } = readSpecFile(specFile, { cwd: io.cwd, namedBy: values.spec === undefined ? `PROBEKIT_SPEC=${specFile}` : `--spec ${specFile}` });
     try {
-      probes = plan(spec, chosenJobs(spec, values.job ?? []), values.target ?? [], timeoutSeconds, io.env);
+      const jobs = chosenJobs(spec, values.job ?? []);
+      probes = plan(spec, jobs, values.target ?? [], timeoutSeconds, io.env);
+      for (const line of maintenanceNotes(spec.maintenance, jobs, new Date())) io.stderr(line);
     } catch (error) {
       // A secret header whose variable is unset is the spec's: named after its file, at the header's line.
       throw error instanceof ProblemsError ? namedAfterFile(error) : error;

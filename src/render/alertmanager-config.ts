@@ -121,6 +121,32 @@ export function windowSpans(window: MaintenanceWindow): TimeSpan[] {
   return spans;
 }
 
+/** When a window is on, in words: `every sunday, 02:00 to 04:00 Europe/Zurich`, or `from <RFC 3339> to <RFC 3339>`. */
+export function windowSchedule(window: MaintenanceWindow): string {
+  return window.weekly ? `every ${window.weekly.days.join(', ')}, ${window.weekly.from} to ${window.weekly.to} ${window.weekly.timezone}` : `from ${window.once!.from} to ${window.once!.to}`;
+}
+
+/** The week day and wall-clock time (HH:MM) at `at` in `zone`, as Alertmanager reads a span's location. */
+function wallClock(at: Date, zone: string): { weekday: WeekDay; year: number; month: number; day: number; time: string } {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'long', year: 'numeric', month: 'numeric', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+      .formatToParts(at)
+      .map((part) => [part.type, part.value]),
+  );
+  return { weekday: parts.weekday!.toLowerCase() as WeekDay, year: Number(parts.year), month: Number(parts.month), day: Number(parts.day), time: `${parts.hour}:${parts.minute}` };
+}
+
+/** Whether `window` is on at `at`: one of its spans holds that moment, as Alertmanager's time intervals read them. */
+export function windowIsOn(window: MaintenanceWindow, at: Date): boolean {
+  return windowSpans(window).some((span) => {
+    const clock = wallClock(at, span.location ?? DEFAULTS.alertmanager.timezone);
+    if (clock.time < span.start || clock.time >= span.end) return false;
+    if (span.weekdays) return span.weekdays.includes(clock.weekday);
+    const { year, month, days } = span.date!;
+    return clock.year === year && clock.month === month && clock.day >= days[0] && clock.day <= days[1];
+  });
+}
+
 /** A matcher as Alertmanager's file writes it: `name="value"`, the value quoted with its quotes and backslashes escaped. */
 function matcherText(matcher: Matcher): string {
   return `${matcher.name}${matcher.type}${JSON.stringify(matcher.value)}`;

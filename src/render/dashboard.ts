@@ -25,14 +25,16 @@ import { PanelBuilder as StatPanel } from '@grafana/grafana-foundation-sdk/stat'
 import { PanelBuilder as StateTimelinePanel } from '@grafana/grafana-foundation-sdk/statetimeline';
 import { PanelBuilder as TablePanel } from '@grafana/grafana-foundation-sdk/table';
 import { PanelBuilder as TimeseriesPanel } from '@grafana/grafana-foundation-sdk/timeseries';
-import { MODULE_LABEL, type DashboardSettings, type Spec } from '../model';
+import { PanelBuilder as TextPanel, TextMode } from '@grafana/grafana-foundation-sdk/text';
+import { LOCATION_LABEL, MODULE_LABEL, type DashboardSettings, type MaintenanceWindow, type Spec } from '../model';
 import { OBJECTIVE_WINDOW } from './alert-rules';
+import { windowSchedule } from './alertmanager-config';
 import { probeDebugUrl, statusPageUrl } from './debug-links';
 import { PROBE_METRICS } from './probe-metrics';
 import { FAILURE_REASON_METRIC } from '@probekit/exporter';
 
 /** The dashboard's variables, by name. */
-export const DASHBOARD_VARIABLES = { datasource: 'datasource', job: 'job', module: 'module', instance: 'instance' } as const;
+export const DASHBOARD_VARIABLES = { datasource: 'datasource', job: 'job', module: 'module', instance: 'instance', location: LOCATION_LABEL } as const;
 
 /** Every query of every panel: the variables, as Grafana replaces them in a regex matcher. */
 const SELECTOR = `{job=~"$${DASHBOARD_VARIABLES.job}", ${MODULE_LABEL}=~"$${DASHBOARD_VARIABLES.module}", instance=~"$${DASHBOARD_VARIABLES.instance}"}`;
@@ -98,9 +100,16 @@ export interface DashboardOptions extends Pick<DashboardSettings, 'title' | 'uid
   /** Certificate thresholds for the colours of days left: the spec's `alerts.thresholds`. */
   readonly certificateWarningDays: number;
   readonly certificateCriticalDays: number;
+  /** With two or more, a location variable narrows every query, and a panel shows each location's status. @default - none */
+  readonly locations?: readonly string[];
+  /** Maintenance windows, listed in a panel. @default - none */
+  readonly maintenance?: readonly MaintenanceWindow[];
 }
 
-export function dashboardOptions(spec: Pick<Spec, 'dashboard' | 'exporter' | 'alerts'>): DashboardOptions {
+/** What the dashboard reads of the spec; the locations and windows are optional (a spec from before them has neither). */
+export type DashboardSpec = Pick<Spec, 'dashboard' | 'exporter' | 'alerts'> & Partial<Pick<Spec, 'locations' | 'maintenance'>>;
+
+export function dashboardOptions(spec: DashboardSpec): DashboardOptions {
   const { thresholds } = spec.alerts;
   return {
     title: spec.dashboard.title,
@@ -108,15 +117,17 @@ export function dashboardOptions(spec: Pick<Spec, 'dashboard' | 'exporter' | 'al
     exporterUrl: spec.exporter.externalUrl,
     certificateWarningDays: thresholds.certificateWarningDays,
     certificateCriticalDays: thresholds.certificateCriticalDays,
+    ...((spec.locations?.length ?? 0) >= 2 ? { locations: spec.locations } : {}),
+    ...((spec.maintenance?.length ?? 0) > 0 ? { maintenance: spec.maintenance } : {}),
   };
 }
 
-export function renderDashboard(spec: Pick<Spec, 'dashboard' | 'exporter' | 'alerts'>): DashboardJson {
+export function renderDashboard(spec: DashboardSpec): DashboardJson {
   return buildDashboard(dashboardOptions(spec));
 }
 
 /** The dashboard as the JSON file Grafana imports and its sidecar reads. */
-export function renderDashboardJson(spec: Pick<Spec, 'dashboard' | 'exporter' | 'alerts'>): string {
+export function renderDashboardJson(spec: DashboardSpec): string {
   return dashboardFileText(renderDashboard(spec));
 }
 
@@ -125,7 +136,23 @@ export function dashboardFileText(dashboard: DashboardJson): string {
 }
 
 export function buildDashboard(options: DashboardOptions): DashboardJson {
-  return JSON.parse(JSON.stringify(buildWithSdk(options))) as DashboardJson;
+  const dashboard = JSON.parse(JSON.stringify(buildWithSdk(options))) as DashboardJson;
+  return options.locations ? located(dashboard) : dashboard;
+}
+
+/** The matcher every query of a located dashboard adds to the target's: the chosen locations. */
+const LOCATION_MATCHER = `${LOCATION_LABEL}=~"$${DASHBOARD_VARIABLES.location}"`;
+
+/**
+ * A dashboard of several locations: every query and variable narrowed to the chosen locations, after the target's own
+ * matchers (each selector of the dashboard ends with the instance's), so that the one set of panels serves both.
+ */
+function located(dashboard: DashboardJson): DashboardJson {
+  const narrowed = JSON.stringify(dashboard).replaceAll(
+    `instance=~\\"$${DASHBOARD_VARIABLES.instance}\\"}`,
+    `instance=~\\"$${DASHBOARD_VARIABLES.instance}\\", ${LOCATION_MATCHER.replaceAll('"', '\\"')}}`,
+  );
+  return JSON.parse(narrowed) as DashboardJson;
 }
 
 /** Built through the SDK's builders, so that every panel, query, variable and link has Grafana's shape. */
@@ -155,6 +182,9 @@ function buildWithSdk(options: DashboardOptions) {
         `label_values(${PROBE_METRICS.success}{job=~"${variable(DASHBOARD_VARIABLES.job)}", ${MODULE_LABEL}=~"${variable(DASHBOARD_VARIABLES.module)}"}, instance)`,
       ),
     );
+  if (options.locations) {
+    builder.withVariable(labelVariable(DASHBOARD_VARIABLES.location, 'Location', `label_values(${PROBE_METRICS.success}{job=~"${variable(DASHBOARD_VARIABLES.job)}"}, ${LOCATION_LABEL})`));
+  }
 
   builder
     .withRow(new RowBuilder('Status now').id(id()))
@@ -207,6 +237,48 @@ function buildWithSdk(options: DashboardOptions) {
         .span(24)
         .height(8),
     );
+
+  if (options.locations) {
+    builder.withPanel(
+      table(
+        'Status by location',
+        `Each location's view of the chosen targets now: how many answered their last probe, and how many failed. EndpointDown pages when enough locations agree; one location alone failing is its network's warning.`,
+        [
+          { header: 'Targets up', expr: `sum by (${LOCATION_LABEL}) (${series(PROBE_METRICS.success)})` },
+          {
+            header: 'Targets down',
+            expr: `count by (${LOCATION_LABEL}) (${series(PROBE_METRICS.success)} == 0) or sum by (${LOCATION_LABEL}) (${series(PROBE_METRICS.success)}) * 0`,
+            properties: [
+              {
+                id: 'thresholds',
+                value: steps([
+                  { value: null, color: 'green' },
+                  { value: 1, color: 'red' },
+                ]).build(),
+              },
+              colouredCells(),
+            ],
+          },
+        ],
+        rowDebugLink,
+      )
+        .id(id())
+        .span(options.maintenance ? 12 : 24)
+        .height(6),
+    );
+  }
+  if (options.maintenance) {
+    builder.withPanel(
+      new TextPanel()
+        .id(id())
+        .title('Maintenance windows')
+        .description("While a window is on, its jobs' alerts still fire in Prometheus, and Alertmanager delivers none of them.")
+        .mode(TextMode.Markdown)
+        .content(options.maintenance.map(windowLine).join('\n'))
+        .span(options.locations ? 12 : 24)
+        .height(6),
+    );
+  }
 
   builder.withRow(new RowBuilder('History').id(id())).withPanel(
     new StateTimelinePanel()
@@ -309,6 +381,11 @@ function buildWithSdk(options: DashboardOptions) {
   );
 
   return builder.build();
+}
+
+/** A window as a line of the panel: its name, what it mutes, and when. */
+function windowLine(window: MaintenanceWindow): string {
+  return `- **${window.name}**: ${window.jobs.join(', ')}${window.targets ? ` (${window.targets.join(', ')})` : ''}, ${windowSchedule(window)}`;
 }
 
 function labelVariable(name: string, label: string, query: string): QueryVariableBuilder {

@@ -148,6 +148,17 @@ describe('probekit test', () => {
     expect(result.stdout.split('\n').filter((line) => / ms /.test(line))).toEqual([expect.stringMatching(/^websites +http:\/\/127\.0\.0\.1:\d+\/ +web +ok +\d+(\.\d+)? ms +HTTP 200 HTTP\/1\.1$/)]);
   });
 
+  it('says when a chosen job is inside a maintenance window now, on stderr, and probes it as any other', async () => {
+    const always = `maintenance:\n  - name: always\n    jobs: [websites]\n    weekly: { days: [monday, tuesday, wednesday, thursday, friday, saturday, sunday], from: "00:00", to: "24:00" }\n`;
+    const result = await runCli(['test', '--spec', writeSpec(`${specYaml()}${always}`), '--job', 'websites', '--target', `${webUrl}/`], ENV);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      'note: job websites is inside maintenance window always (every monday, tuesday, wednesday, thursday, friday, saturday, sunday, 00:00 to 24:00 UTC): its alerts fire in Prometheus, and Alertmanager delivers none of them until the window ends\n',
+    );
+    const outside = await runCli(['test', '--spec', writeSpec(`${specYaml()}${always}`), '--job', 'dns'], ENV);
+    expect(outside.stderr).not.toContain('maintenance window');
+  });
+
   it('reads the spec from PROBEKIT_SPEC when --spec is not given', async () => {
     const result = await runCli(['test', '--job', 'dns'], { PROBEKIT_SPEC: writeSpec() });
     expect(result.code).toBe(0);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseSpec, type SpecInput } from '../../src/model';
-import { renderAlertmanagerConfig, renderAlertmanagerConfigObject, renderAlertmanagerConfigYaml, routesAlerts, windowSpans } from '../../src/render';
+import { renderAlertmanagerConfig, renderAlertmanagerConfigObject, renderAlertmanagerConfigYaml, routesAlerts, windowIsOn, windowSpans } from '../../src/render';
 import { describeWithBinaries } from '../support/integration';
 import { operatorSchemaProblems } from '../support/operator-schema';
 
@@ -71,6 +71,33 @@ describe('the routing from the spec', () => {
       { date: { year: 2026, month: 12, days: [31, 31] }, start: '23:30', end: '24:00' },
       { date: { year: 2027, month: 1, days: [1, 1] }, start: '00:00', end: '00:30' },
     ]);
+  });
+});
+
+describe('whether a window is on', () => {
+  const zurich = spec.maintenance[0];
+  const once = spec.maintenance[1];
+  it.each<[string, boolean]>([
+    // Sunday 22:00 to Monday 02:00 in Zurich: CET (UTC+1) in March, CEST (UTC+2) in July.
+    ['2026-03-01T20:59:00Z', false],
+    ['2026-03-01T21:30:00Z', true],
+    ['2026-03-02T00:59:00Z', true],
+    ['2026-03-02T01:00:00Z', false],
+    ['2026-07-05T19:30:00Z', false],
+    ['2026-07-05T20:30:00Z', true],
+    ['2026-03-08T21:00:00Z', true],
+    ['2026-03-07T21:30:00Z', false],
+  ])('the weekly window in its own time zone at %s: %s', (at, on) => {
+    expect(windowIsOn(zurich, new Date(at))).toBe(on);
+  });
+  it.each<[string, boolean]>([
+    ['2026-03-01T20:59:00Z', false],
+    ['2026-03-01T21:00:00Z', true],
+    ['2026-03-03T12:00:00Z', true],
+    ['2026-03-04T01:59:00Z', true],
+    ['2026-03-04T02:00:00Z', false],
+  ])('the one-off window at %s: %s', (at, on) => {
+    expect(windowIsOn(once, new Date(at))).toBe(on);
   });
 });
 

@@ -26,6 +26,21 @@ const panels = dashboard.panels as Array<Record<string, any>>;
 const visualizations = panels.filter((panel) => panel.type !== 'row');
 const DATASOURCE = { type: 'prometheus', uid: '${datasource}' };
 
+/** Every panel on the 24-column grid, in cells no other panel takes. */
+function expectOwnCells(list: ReadonlyArray<Record<string, any>>): void {
+  const cells = new Set<string>();
+  for (const { gridPos, title } of list) {
+    expect(gridPos.x + gridPos.w).toBeLessThanOrEqual(24);
+    expect(gridPos.h).toBeGreaterThan(0);
+    for (let x = gridPos.x; x < gridPos.x + gridPos.w; x += 1) {
+      for (let y = gridPos.y; y < gridPos.y + gridPos.h; y += 1) {
+        expect(cells.has(`${x},${y}`) ? title : undefined).toBeUndefined();
+        cells.add(`${x},${y}`);
+      }
+    }
+  }
+}
+
 describe('the dashboard', () => {
   it("is the spec's, in Grafana's current schema", () => {
     expect(renderDashboard(spec).schemaVersion).toBe(42);
@@ -42,17 +57,7 @@ describe('the dashboard', () => {
     const ids = panels.map((panel) => panel.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.every((id) => Number.isInteger(id) && id > 0)).toBe(true);
-    const cells = new Set<string>();
-    for (const { gridPos, title } of panels) {
-      expect(gridPos.x + gridPos.w).toBeLessThanOrEqual(24);
-      expect(gridPos.h).toBeGreaterThan(0);
-      for (let x = gridPos.x; x < gridPos.x + gridPos.w; x += 1) {
-        for (let y = gridPos.y; y < gridPos.y + gridPos.h; y += 1) {
-          expect(cells.has(`${x},${y}`) ? title : undefined).toBeUndefined();
-          cells.add(`${x},${y}`);
-        }
-      }
-    }
+    expectOwnCells(panels);
   });
 
   it('every visualization: a known type, a title and a description, the data source variable, and a field config Grafana reads', () => {
@@ -156,5 +161,61 @@ describeWithBinaries(['/usr/bin/promtool'])("every query is PromQL that Promethe
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the dashboard of several locations, with maintenance windows', () => {
+  const located = parseSpec({
+    ...documentedExample,
+    location: 'eu',
+    locations: ['eu', 'us', 'ap'],
+    maintenance: [{ name: 'sunday', jobs: [documentedExample.jobs[0]!.name ?? 'blackbox-exporter'], weekly: { days: ['sunday'], from: '02:00', to: '04:00', timezone: 'Europe/Zurich' } }],
+  });
+  const board = JSON.parse(renderDashboardJson(located)) as Dashboard;
+  const all = board.panels as Array<Record<string, any>>;
+
+  it('a location variable after the target, and every query narrowed by it as by the others', () => {
+    expect(board.templating.list.map((variable) => variable.name)).toEqual(['datasource', 'job', 'module', 'instance', 'location']);
+    for (const query of panelQueries(board)) for (const name of ['job', 'module', 'instance', 'location']) expect(query.expr).toContain(`=~"$${name}"`);
+  });
+
+  it("each location's status, and the windows listed, in the status row; no panel overlaps another", () => {
+    const byLocation = all.find((panel) => panel.title === 'Status by location')!;
+    expect(byLocation.targets.map((target: { expr: string }) => target.expr)).toEqual([
+      'sum by (location) (probe_success{job=~"$job", module=~"$module", instance=~"$instance", location=~"$location"})',
+      'count by (location) (probe_success{job=~"$job", module=~"$module", instance=~"$instance", location=~"$location"} == 0) or sum by (location) (probe_success{job=~"$job", module=~"$module", instance=~"$instance", location=~"$location"}) * 0',
+    ]);
+    expect(all.find((panel) => panel.title === 'Maintenance windows')).toMatchObject({
+      type: 'text',
+      options: { mode: 'markdown', content: '- **sunday**: blackbox-exporter, every sunday, 02:00 to 04:00 Europe/Zurich' },
+    });
+    expectOwnCells(all);
+  });
+
+  it('one location, or none, is the dashboard of a single place', () => {
+    const { location: _location, locations: _locations, maintenance: _maintenance, ...plain } = located;
+    expect(renderDashboardJson({ ...located, locations: ['eu'], maintenance: [] })).toBe(renderDashboardJson(plain));
+  });
+
+  it('docs/dashboard.md lists the located panels', () => {
+    const page = readFileSync(join(__dirname, '..', '..', 'docs', 'dashboard.md'), 'utf8');
+    for (const title of ['Status by location', 'Maintenance windows']) expect(page).toContain(`| ${title} |`);
+  });
+
+  describeWithBinaries(['/usr/bin/promtool'])('its queries', () => {
+    it("are PromQL that Prometheus's parser accepts, with a location chosen", async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'probekit-dashboard-located-'));
+      try {
+        const rules = panelQueries(board).map((query, index) => ({
+          record: `dashboard:query_${index}`,
+          expr: interpolate(query.expr, board, { selections: { location: ['eu', 'ap'] }, rangeSeconds: 3600, intervalSeconds: 15 }),
+        }));
+        writeFileSync(join(dir, 'queries.yaml'), stringify({ groups: [{ name: 'dashboard', rules }] }));
+        const { stdout } = await promisify(execFile)('/usr/bin/promtool', ['check', 'rules', '--lint=none', join(dir, 'queries.yaml')]);
+        expect(stdout).toContain(`SUCCESS: ${rules.length} rules found`);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 });
