@@ -18,6 +18,15 @@ import { metricValue, parseMetrics } from '../../loopback/metrics-text';
 import { FROM_SOURCE } from '../../loopback/from-source';
 import { freePort, OUR_EXPORTER_MAIN, waitHealthy, withProbeWorkersPinned } from '../../loopback/reference-exporter';
 
+/**
+ * The longest the exporter may report its event loop held during a reload (prom-client's
+ * nodejs_eventloop_lag_max_seconds, since the scrape before it). Compiling on the serving thread held it for seconds
+ * to minutes (a 44,000-module config, a 72 KB pattern, a 100 KB CEL expression); with the loading off that thread,
+ * its timers alone ran up to 1.7 s late at load 20 on this machine's two cores: the bound is what such a machine
+ * allows a free loop, not a promise of 2 s.
+ */
+const MOST_RELOAD_LOOP_LAG_SECONDS = 2;
+
 const SMALL = 'modules:\n  web:\n    prober: http\n    timeout: 5s\n    http:\n      preferred_ip_protocol: ip4\n';
 
 let dir: string;
@@ -152,7 +161,7 @@ describe('a reload of a large config', () => {
         await reload;
         const afterReload = await scrape(started.base);
         expect(status).toBe(200);
-        expect(metricValue(afterReload, 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(2);
+        expect(metricValue(afterReload, 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(MOST_RELOAD_LOOP_LAG_SECONDS);
         expect(latencies.length).toBeGreaterThan(10);
         expect(latencies.filter((latency) => latency === Infinity)).toEqual([]);
         expect(metricValue(afterReload, 'blackbox_exporter_config_last_reload_successful')).toBe(1);
@@ -204,7 +213,7 @@ describe('a reload of patterns slow to compile', () => {
       expect(status).toBe(200);
       const metrics = await scrape(started.base);
       // The exporter's own measure of its loop: the longest delay since the scrape before the reload.
-      expect(metricValue(metrics, 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(2);
+      expect(metricValue(metrics, 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(MOST_RELOAD_LOOP_LAG_SECONDS);
       // The reload's window, from its own line: it ended at ts and took duration_seconds.
       const line = [...started.stderr().matchAll(/ts=(\S+) level=info msg="Loaded config file" \S+ modules=7 duration_seconds=([\d.]+)/g)].at(-1);
       expect(line).toBeDefined();
