@@ -29,6 +29,17 @@ export interface CelProgram {
   evaluate(body: unknown): CelOutcome;
 }
 
+/**
+ * An expression another thread compiled already (so it compiles), compiled here only if it is ever evaluated:
+ * the serving thread and probe workers keep such programs, while checks run on check threads, which compile the
+ * text themselves (../probers/shared/checks.ts). A 90 KB expression takes @bufbuild/cel one to two seconds to parse
+ * and plan, which the serving thread must never spend.
+ */
+export function deferCel(source: string): CelProgram {
+  let compiled: CelProgram | undefined;
+  return { source, evaluate: (body) => (compiled ??= compileCel(source)).evaluate(body) };
+}
+
 /** `source` compiled, or a thrown Error whose message says where it does not parse or what it names that does not exist. */
 export function compileCel(source: string): CelProgram {
   const { cel, bodyEnv } = loadCel();

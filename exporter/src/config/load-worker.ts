@@ -10,9 +10,10 @@
  * A slice ends between modules, and one pattern's compile cannot be cut: re2js takes seconds over some
  * patterns upstream's Go compiles in milliseconds (a 72 KB pattern, `(\pL{10,1000})` repeated). So from the
  * first module whose patterns cost more than SLOW_COMPILE_COST on, this thread compiles no pattern: the
- * modules keep them to compile at first use, and the exporter hands such a config to a probe worker, which
- * compiles it in its own thread (../server/exporter-server.ts). With probe workers, this thread compiles no
- * pattern at all.
+ * modules keep them as text, and their checks run on check threads, which compile them
+ * (../probers/shared/checks.ts); the exporter also hands such a config to a probe worker (../server/exporter-server.ts).
+ * With probe workers, this thread compiles no pattern at all. CEL expressions are never compiled here: only
+ * check threads evaluate them.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isMainThread, MessageChannel, parentPort, receiveMessageOnPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
@@ -29,8 +30,8 @@ const ROLE = 'probekit-config-loader';
  */
 const MODULES_PER_MESSAGE = 1000;
 const MESSAGES_AHEAD = 2;
-/** How long one slice of compiling may hold the event loop. */
-const SLICE_MILLISECONDS = 10;
+/** How long one slice of compiling may hold the event loop (here, and in probe workers: ../server/probe-worker.ts). */
+export const SLICE_MILLISECONDS = 10;
 /**
  * A module whose new patterns cost more than this to compile (GoRegexp.compileCost: 20,000 is some 60 to 150 ms
  * of re2js here) would hold this thread as long: its patterns, and those of every module after it, are not
@@ -105,7 +106,7 @@ function workerSource(): string {
 async function compileInSlices(file: string, written: WrittenModules, modules: Record<string, CompiledModule>, patterns: PatternCache | 'defer'): Promise<void> {
   let sliceStarted = performance.now();
   for (const [name, module] of written) {
-    const compiled = compileParsed(name, module, undefined, patterns);
+    const compiled = compileParsed(name, module, undefined, patterns, true);
     // The worker compiled the same module without a problem; a difference would be a bug here, said as such.
     if ('problems' in compiled) throw new ConfigError(file, compiled.problems);
     modules[name] = compiled.module;

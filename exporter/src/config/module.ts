@@ -8,7 +8,7 @@ import { formatPath, schemaProblems, type FieldPath, type Problem } from '../con
 import type { CompileContext, ProberDefinition } from '../probers/definition';
 import { PROBER_DEFINITIONS, PROBER_NAMES, type DefinitionOf, type ProberName } from '../probers/registry';
 import { parseGoDuration } from './duration';
-import { compileCel, type CelProgram } from './cel';
+import { compileCel, deferCel, type CelProgram } from './cel';
 import { compileGoRegexp, deferGoRegexp, type GoRegexp } from './regexp';
 import { moduleSchema, topLevelSchema, type Module } from './schema';
 import { compileAllowList, type AllowedTargetsSection, type AllowList } from './allowed-targets';
@@ -72,7 +72,7 @@ function compilePattern(source: string, cache: PatternCache): GoRegexp | { reado
   return compiled;
 }
 
-function compileContext(problems: Problem[], base: FieldPath, patterns: PatternCache | 'defer'): CompileContext {
+function compileContext(problems: Problem[], base: FieldPath, patterns: PatternCache | 'defer', checked: boolean): CompileContext {
   return {
     pattern: (path, source) => {
       if (patterns === 'defer') return { source, regexp: deferGoRegexp(source) };
@@ -85,6 +85,7 @@ function compileContext(problems: Problem[], base: FieldPath, patterns: PatternC
       return { source, regexp: NOT_COMPILED() };
     },
     cel: (path, source) => {
+      if (checked) return deferCel(source);
       try {
         return compileCel(source);
       } catch (error) {
@@ -103,9 +104,10 @@ function compileContext(problems: Problem[], base: FieldPath, patterns: PatternC
  * A module that passed the schema, compiled; `directory` anchors relative file paths (none: left as written).
  * A module's `written` form compiles again to the same module, which is how a load done in another thread
  * hands its modules over. `patterns`: compiled patterns to share, or 'defer' for a module whose patterns
- * another thread compiled and checked, compiled here only if used (../server/probe-pool.ts).
+ * another thread compiled and checked, compiled here only if used (../server/probe-pool.ts). `checked`: another
+ * thread compiled this module already, so its CEL expressions are kept as text (deferCel), never compiled here.
  */
-export function compileParsed(name: string, parsed: Module, directory?: string, patterns: PatternCache | 'defer' = new Map()): Compiled {
+export function compileParsed(name: string, parsed: Module, directory?: string, patterns: PatternCache | 'defer' = new Map(), checked = false): Compiled {
   const problems: Problem[] = [];
   const base = ['modules', name];
   for (const other of PROBER_NAMES) {
@@ -130,7 +132,7 @@ export function compileParsed(name: string, parsed: Module, directory?: string, 
   if (directory !== undefined && definition.withAbsolutePaths) {
     section = definition.withAbsolutePaths(section, (path) => (isAbsolute(path) ? path : resolve(directory, path)));
   }
-  const compiled = definition.compile(section, compileContext(problems, sectionPath, patterns));
+  const compiled = definition.compile(section, compileContext(problems, sectionPath, patterns, checked));
   if (parsed.prober === 'unix' && parsed.allowed_targets) {
     problems.push({ path: [...base, 'allowed_targets'], message: "a unix module's target is a socket path, which has no host or address to check; remove allowed_targets" });
   }

@@ -169,8 +169,8 @@ export class Exporter {
       const loaded: LoadedOffThread = this.server ? await loadConfigOffThread(file, this.pool === undefined) : { ...(await loadConfigFile(file)), slowToCompile: [], patternsCompiled: true };
       let pool = this.pool;
       if (!pool && !loaded.patternsCompiled) {
-        // This thread did not compile it (../config/load-worker.ts says why): a probe worker will, and run its probes.
-        log.info('Modules slow to compile; from now on probes run in a probe worker thread, which compiles them, so that the server keeps answering', {
+        // This thread did not compile it (../config/load-worker.ts says why): a probe worker runs its probes, their slow patterns on check threads.
+        log.info('Modules slow to compile; from now on probes run in a probe worker thread, and the checks of those modules on check threads, so that the server keeps answering', {
           modules: loaded.slowToCompile.slice(0, 5).join(',') + (loaded.slowToCompile.length > 5 ? ',...' : ''),
           compile_cost_above: SLOW_COMPILE_COST,
         });

@@ -36,6 +36,8 @@ export type ToWorker =
       readonly generation: number;
       readonly file: string;
       readonly modules: WrittenModules;
+      /** Modules the loader found slow to compile: from the first of them on, the worker compiles no pattern. */
+      readonly slow: readonly string[];
       readonly allowedTargets?: AllowedTargetsSection;
     }
   /** Modules of the configure message of `generation` that follows: a large config comes in parts. */

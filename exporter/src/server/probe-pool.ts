@@ -9,8 +9,9 @@
  * can name it. A worker that stops (an error outside any probe ends its thread, as it would end a process)
  * is replaced; the probes it had in flight fail (probe_success 0) at once, and none waits past its deadline.
  *
- * A worker that holds a probe past its deadline is busy with something the probe could not stop (a check
- * that never yields, a heap at its limit collecting without end): from the deadline on no probe goes to it,
+ * A worker that holds a probe past its deadline is busy with something the probe could not stop (checks run
+ * on check threads stopped at the deadline, and a reload compiles in slices leaving slow patterns to them, so
+ * what is left is a compile no loader flagged or a heap at its limit collecting without end): from the deadline on no probe goes to it,
  * and if it has not answered ANSWER_GRACE_MS later it is terminated and replaced like one that stopped, its
  * probes failing with the reason said. Nothing else would end such a thread, and a worker whose probes all
  * timed out would look idle and take every later probe.
@@ -183,12 +184,13 @@ export class ProbePool {
    * Hands `config` to every worker; resolves when all compiled it, rejects (and the workers keep serving the
    * previous one) when any could not. Call `commit` afterwards to make probes use it.
    */
-  async prepare(config: LoadedConfig, file: string): Promise<() => void> {
+  async prepare(config: LoadedConfig & { readonly slowToCompile?: readonly string[] }, file: string): Promise<() => void> {
     const message: Extract<ToWorker, { kind: 'configure' }> = {
       kind: 'configure',
       generation: this.generation + 1,
       file,
       modules: Object.entries(config.modules).map(([name, module]) => [name, module.written] as const),
+      slow: config.slowToCompile ?? [],
       ...(config.writtenAllowedTargets && { allowedTargets: config.writtenAllowedTargets }),
     };
     const asked = [...this.slots];

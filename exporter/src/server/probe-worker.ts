@@ -6,6 +6,7 @@
  * Its own log lines (the probe's, at --log.prober, and escaped errors) go to the process's stderr as the
  * main thread's do; each probe's lines also go back with its result, for the history and debug=true.
  */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { compileAllowList } from '../config/allowed-targets';
 import { ConfigError, type WrittenModules } from '../config/load';
@@ -14,6 +15,7 @@ import type { Problem } from '../contract/problems';
 import { Logger, ProbeLog, type Fields } from '../log';
 import { containEscapedErrors } from './escaped-errors';
 import { runProbe } from './probe-run';
+import { SLICE_MILLISECONDS } from '../config/load-worker';
 import { PROBE_WORKER_ROLE, type ProbeWorkerData, type ToMain, type ToWorker } from './probe-pool-messages';
 
 /** Field values as the log writes them: primitives kept, the rest as its text (an Error does not survive every copy). */
@@ -42,15 +44,31 @@ function serve(port: NonNullable<typeof parentPort>, data: ProbeWorkerData): voi
   /** Modules of configure messages still to come, by generation. */
   const parts = new Map<number, Array<WrittenModules[number]>>();
 
-  const configure = (message: Extract<ToWorker, { kind: 'configure' }>): ToMain => {
+  /**
+   * Compiles a config, a slice of modules at a time, giving this thread's event loop back between slices: probes in
+   * flight here go on meanwhile (a 44,000-module config compiles for seconds). From the first module the loader
+   * found slow to compile on (`slow`), no pattern is compiled here: the modules keep them as text, and their checks
+   * run on check threads, which compile them (../probers/shared/checks.ts); one pattern's compile cannot be cut,
+   * and a probe held here past its deadline would have this worker replaced. CEL expressions are never compiled
+   * here either (only check threads evaluate them).
+   */
+  const configure = async (message: Extract<ToWorker, { kind: 'configure' }>): Promise<ToMain> => {
     const modules = moduleRecord();
     const problems: Problem[] = [];
     const written = [...(parts.get(message.generation) ?? []), ...message.modules];
     parts.delete(message.generation);
+    const slow = new Set(message.slow);
+    let deferring = false;
+    let sliceStarted = performance.now();
     for (const [name, module] of written) {
-      const compiled = compileParsed(name, module, undefined, patterns);
+      deferring ||= slow.has(name);
+      const compiled = compileParsed(name, module, undefined, deferring ? 'defer' : patterns, true);
       if ('problems' in compiled) problems.push(...compiled.problems);
       else modules[name] = compiled.module;
+      if (performance.now() - sliceStarted > SLICE_MILLISECONDS) {
+        await yieldToEventLoop();
+        sliceStarted = performance.now();
+      }
     }
     const allowedTargets = message.allowedTargets && compileAllowList(message.allowedTargets, ['allowed_targets'], problems);
     // The main thread's load passed the same modules: a problem here is a bug, said as such.
@@ -104,7 +122,10 @@ function serve(port: NonNullable<typeof parentPort>, data: ProbeWorkerData): voi
         return;
       }
       case 'configure':
-        port.postMessage(configure(message));
+        configure(message).then(
+          (reply) => port.postMessage(reply),
+          (error: unknown) => port.postMessage({ kind: 'refused', generation: message.generation, message: String((error as Error).stack ?? error) } satisfies ToMain),
+        );
         return;
       case 'retire':
         for (const generation of configs.keys()) if (generation < message.below) configs.delete(generation);

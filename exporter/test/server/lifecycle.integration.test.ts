@@ -179,59 +179,81 @@ describe('a reload of a large config', () => {
 
 describe('a reload of patterns slow to compile', () => {
   // re2js compiles each \\pL{10,1000} group in some 13 ms (upstream's Go in well under one): 150 of them take about
-  // two seconds, in one call nothing can cut. A 72 KB alternation of words and four patterns of 20 groups come too.
+  // two seconds, in one call nothing can cut. A 72 KB alternation of words and four patterns of 20 groups come too,
+  // and a 750 KB CEL expression (40,000 comparisons), which @bufbuild/cel parses and plans in some 3 s.
   const slowPattern = (groups: number, tag: string): string => `${'(\\\\pL{10,1000})'.repeat(groups)}${tag}`;
+  const celComparisons = Array.from({ length: 40_000 }, (_, index) => `body.k == ${index}`).join(' || ');
   const words = Array.from({ length: 9000 }, (_, index) => `w${index.toString(36)}`).join('|');
   const heavy = [
     SMALL.trimEnd(),
     `  huge:\n    prober: http\n    http:\n      preferred_ip_protocol: ip4\n      fail_if_body_matches_regexp: ["${slowPattern(150, 'huge')}"]`,
     `  words:\n    prober: http\n    http:\n      preferred_ip_protocol: ip4\n      fail_if_body_matches_regexp: ["^(${words})$"]`,
     ...[1, 2, 3, 4].map((index) => `  some_${index}:\n    prober: http\n    http:\n      preferred_ip_protocol: ip4\n      fail_if_body_matches_regexp: ["${slowPattern(20, `s${index}`)}"]`),
+    `  cel:\n    prober: http\n    http:\n      preferred_ip_protocol: ip4\n      fail_if_body_json_matches_cel: "${celComparisons}"`,
   ].join('\n');
 
-  it("keeps /-/healthy answering through the whole reload, by the reload's own log line, and runs the probes in a worker", async () => {
-    const started = await startOurs(SMALL);
-    try {
-      await waitHealthy(started.base, started.child, started.stderr);
-      await scrape(started.base);
-      writeFileSync(started.configFile, `${heavy}\n`);
-      let status: number | undefined;
-      const reload = fetch(`${started.base}/-/reload`, { method: 'POST' }).then((response) => {
-        status = response.status;
-      });
-      // When each /-/healthy answer came, on the clock the exporter's log lines are stamped with.
-      const answered: number[] = [];
-      while (status === undefined) {
-        const ok = await fetch(`${started.base}/-/healthy`, { signal: AbortSignal.timeout(10_000) }).then(
-          (response) => response.ok,
-          () => false,
-        );
-        if (ok) answered.push(Date.now());
-        await new Promise((resolve) => setTimeout(resolve, 20));
+  it.each([[1], [2]])(
+    "keeps /-/healthy answering through the whole reload, by the reload's own log line, and the probes in flight meanwhile succeed (--probe.workers=%d)",
+    async (workers) => {
+      const started = await startOurs(SMALL, [`--probe.workers=${workers}`]);
+      try {
+        await waitHealthy(started.base, started.child, started.stderr);
+        await scrape(started.base);
+        writeFileSync(started.configFile, `${heavy}\n`);
+        let status: number | undefined;
+        const reload = fetch(`${started.base}/-/reload`, { method: 'POST' }).then((response) => {
+          status = response.status;
+        });
+        // Two probes at a time, each taking 300 ms at the target, until the reload ends: each must succeed.
+        const inFlight = [0, 1].map(async () => {
+          const results: Array<string | undefined> = [];
+          while (status === undefined) results.push(/^probe_success (\d)$/m.exec(await probeText(started.base, 'web', '/?delay=300'))?.[1]);
+          return results;
+        });
+        // When each /-/healthy answer came, on the clock the exporter's log lines are stamped with.
+        const answered: number[] = [];
+        while (status === undefined) {
+          const ok = await fetch(`${started.base}/-/healthy`, { signal: AbortSignal.timeout(10_000) }).then(
+            (response) => response.ok,
+            () => false,
+          );
+          if (ok) answered.push(Date.now());
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await reload;
+        expect(status).toBe(200);
+        const probed = (await Promise.all(inFlight)).flat();
+        expect(probed.length).toBeGreaterThan(2);
+        expect(probed.filter((success) => success !== '1')).toEqual([]);
+        const metrics = await scrape(started.base);
+        // No probe worker held a probe past its deadline, or stopped: none was replaced.
+        expect(metrics.filter((sample) => sample.name === 'probekit_exporter_probe_worker_replacements_total').map((sample) => sample.value)).toEqual([0, 0]);
+        // The exporter's own measure of its loop: the longest delay since the scrape before the reload.
+        expect(metricValue(metrics, 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(MOST_RELOAD_LOOP_LAG_SECONDS);
+        // The reload's window, from its own line: it ended at ts and took duration_seconds.
+        const line = [...started.stderr().matchAll(/ts=(\S+) level=info msg="Loaded config file" \S+ modules=8 duration_seconds=([\d.]+)/g)].at(-1);
+        expect(line).toBeDefined();
+        const end = Date.parse(line![1]);
+        const begin = end - Number(line![2]) * 1000;
+        // Two seconds of compiling at the least (the worker's), so that each quarter is half a second or more.
+        expect(end - begin).toBeGreaterThan(2000);
+        const quarters = [0, 1, 2, 3].map((quarter) => answered.filter((at) => at >= begin + ((end - begin) * quarter) / 4 && at < begin + ((end - begin) * (quarter + 1)) / 4).length);
+        expect(quarters.map((count) => count > 0)).toEqual([true, true, true, true]);
+        if (workers === 1) expect(started.stderr()).toMatch(/msg="Modules slow to compile; from now on probes run in a probe worker thread[^"]*" modules=huge/);
+        const probe = (module: string, say: string): Promise<string | undefined> => probeText(started.base, module, `/?say=${say}`).then((text) => /^probe_success (\d)$/m.exec(text)?.[1]);
+        // The modules work, from the worker (huge's own pattern is past what a body check may spend: not probed here).
+        expect([await probe('words', 'w5'), await probe('words', 'fine'), await probe('some_1', 'fine'), await probe('web', 'ok')]).toEqual(['0', '1', '1', '1']);
+        // The expression compiles in the loading thread, but a check thread's 64 MiB heap cannot hold it: its probes fail saying so.
+        const cel = await (await fetch(`${started.base}/probe?module=cel&debug=true&target=${encodeURIComponent(`${targetUrl}/?say=%7B%22k%22%3A-1%7D`)}`)).text();
+        expect(cel).toMatch(/^probe_success 0$/m);
+        expect(cel).toContain('the checks needed more than the 64 MiB of memory a check may use');
+      } finally {
+        started.child.kill('SIGKILL');
+        await started.exited;
       }
-      await reload;
-      expect(status).toBe(200);
-      const metrics = await scrape(started.base);
-      // The exporter's own measure of its loop: the longest delay since the scrape before the reload.
-      expect(metricValue(metrics, 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(MOST_RELOAD_LOOP_LAG_SECONDS);
-      // The reload's window, from its own line: it ended at ts and took duration_seconds.
-      const line = [...started.stderr().matchAll(/ts=(\S+) level=info msg="Loaded config file" \S+ modules=7 duration_seconds=([\d.]+)/g)].at(-1);
-      expect(line).toBeDefined();
-      const end = Date.parse(line![1]);
-      const begin = end - Number(line![2]) * 1000;
-      // Two seconds of compiling at the least (the worker's), so that each quarter is half a second or more.
-      expect(end - begin).toBeGreaterThan(2000);
-      const quarters = [0, 1, 2, 3].map((quarter) => answered.filter((at) => at >= begin + ((end - begin) * quarter) / 4 && at < begin + ((end - begin) * (quarter + 1)) / 4).length);
-      expect(quarters.map((count) => count > 0)).toEqual([true, true, true, true]);
-      expect(started.stderr()).toMatch(/msg="Modules slow to compile; from now on probes run in a probe worker thread[^"]*" modules=huge/);
-      const probe = (module: string, say: string): Promise<string | undefined> => probeText(started.base, module, `/?say=${say}`).then((text) => /^probe_success (\d)$/m.exec(text)?.[1]);
-      // The modules work, from the worker (huge's own pattern is past what a body check may spend: not probed here).
-      expect([await probe('words', 'w5'), await probe('words', 'fine'), await probe('some_1', 'fine'), await probe('web', 'ok')]).toEqual(['0', '1', '1', '1']);
-    } finally {
-      started.child.kill('SIGKILL');
-      await started.exited;
-    }
-  }, 120_000);
+    },
+    180_000,
+  );
 });
 
 describe('start', () => {
