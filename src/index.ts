@@ -6,7 +6,7 @@
 
 // The whole spec as constructs, and the parts alone.
 export { ProbekitApp, ProbekitChart, Probekit, clusterFormProblems, type ProbekitProps } from './cdk8s/probekit';
-export { synthesize, renderCentralAlerting, type Synthesized } from './cdk8s/synth';
+export { synthesize, type Synthesized } from './cdk8s/synth';
 export { BlackboxExporter, CONFIG_CHECKSUM_ANNOTATION, type BlackboxExporterProps } from './cdk8s/blackbox-exporter';
 export { AgentValues, type AgentValuesProps } from './cdk8s/agent-values';
 export { Probes, type ProbesProps } from './cdk8s/probes';

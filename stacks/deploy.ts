@@ -5,7 +5,7 @@
  */
 import * as pulumi from '@pulumi/pulumi';
 import { readFileSync } from 'node:fs';
-import { renderCentralAlerting, synthesize, type Environment } from 'probekit';
+import { synthesize, type Environment } from 'probekit';
 import { SEARCH_ENGINE_SECRET_NAME } from 'probekit/cli';
 import { DEFAULT_ROLE_PRESET } from '@probekit/assistant';
 import { SearchEngineApiKey } from './api-key';
@@ -98,10 +98,11 @@ export function deployProbekit(config: StackConfig, env: Environment): Deploymen
   });
 
   // Every cluster's spec has the same jobs and locations; the first one's rules are the central Prometheus's.
-  const central = renderCentralAlerting(config.clusters[0]!.spec);
+  const { centralRules, alertmanagerConfig } = synthesized[0]!;
   const outputs: DeploymentOutputs = {
     ...(apiKey ? { searchEngineApiKeyId: apiKey.id } : {}),
-    ...central,
+    ...(centralRules === undefined ? {} : { centralRules }),
+    ...(alertmanagerConfig === undefined ? {} : { alertmanagerConfig }),
     clusters: Object.fromEntries(
       config.clusters.map((cluster, index) => [
         cluster.name,

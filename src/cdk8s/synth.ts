@@ -20,20 +20,30 @@ export interface Synthesized {
   readonly dashboard?: DashboardJson;
   /** The alert rule file's content, unless the spec turns alerts off. */
   readonly alertRules?: RuleFile;
+  /**
+   * What the Prometheus (or ruler) that receives every location's series loads: the rule file's text (with two or
+   * more locations, the one that counts them), as synth writes `<chart>.rules.yaml`; none when alerts are off.
+   */
+  readonly centralRules?: string;
+  /** Alertmanager's file, as synth writes `<chart>.alertmanager.yaml`, when the spec routes its alerts. */
+  readonly alertmanagerConfig?: string;
 }
 
 export function synthesize(spec: Spec, env: Environment = {}): Synthesized {
   const chart = new ProbekitChart(new App(), 'probekit', { spec, env });
   const { agentValues, dashboard, alerts, exporter } = chart.probekit;
-  return { manifests: chart.toJson(), agentValues: agentValues.values, exporterAddress: exporter.address, dashboard: dashboard?.dashboard, alertRules: alerts?.rules };
+  return {
+    manifests: chart.toJson(),
+    agentValues: agentValues.values,
+    exporterAddress: exporter.address,
+    dashboard: dashboard?.dashboard,
+    alertRules: alerts?.rules,
+    ...centralAlerting(spec),
+  };
 }
 
-/**
- * What the Prometheus (or ruler) that receives every location's series loads, and its Alertmanager: the rule file
- * (with two or more locations, the one that counts them) and, when the spec routes its alerts, Alertmanager's file.
- * The same text synth writes as `<chart>.rules.yaml` and `<chart>.alertmanager.yaml`; none when alerts are off.
- */
-export function renderCentralAlerting(spec: Spec): { readonly centralRules?: string; readonly alertmanagerConfig?: string } {
+/** The central Prometheus's rule file and Alertmanager's file (see Synthesized); none when alerts are off. */
+function centralAlerting(spec: Spec): Pick<Synthesized, 'centralRules' | 'alertmanagerConfig'> {
   if (!spec.alerts.enabled) return {};
   return { centralRules: renderAlertRulesYaml(spec), ...(routesAlerts(spec) ? { alertmanagerConfig: renderAlertmanagerConfigYaml(spec) } : {}) };
 }
