@@ -67,6 +67,11 @@ const clusterSchema = z.strictObject({
   /** Context of the kubeconfig to use; its current context when left out. */
   context: z.string().min(1).optional(),
   overrides: overridesSchema.optional(),
+  /**
+   * The cluster whose Prometheus receives every cluster's series and evaluates the rules: with the Operator, only it
+   * gets the PrometheusRule and the AlertmanagerConfig. @default - every cluster gets them
+   */
+  central: z.boolean().optional(),
 });
 
 const clustersSchema = z
@@ -74,7 +79,11 @@ const clustersSchema = z
   .refine((clusters) => clusters.length > 0, 'must list at least one cluster')
   .superRefine((clusters, ctx) => {
     const seen = new Set<string>();
+    const central = clusters.findIndex((cluster) => cluster.central === true);
     clusters.forEach((cluster, index) => {
+      if (cluster.central === true && index !== central) {
+        ctx.addIssue({ code: 'custom', path: [index, 'central'], message: `is true for clusters[${central}] already; one cluster evaluates the rules, so keep central on one` });
+      }
       if (seen.has(cluster.name)) {
         ctx.addIssue({ code: 'custom', path: [index, 'name'], message: 'repeats the name of an earlier cluster; cluster names must be unique' });
       }
@@ -299,7 +308,11 @@ function deployClusters(clusters: ReadonlyArray<z.infer<typeof clusterSchema>>, 
     if (targetProblems.length > 0) return undefined;
     try {
       // Overrides add no module or job, so what only the cluster form refuses was checked with the base spec.
-      const spec = parseSpec({ ...applyOverrides(base.input, cluster.overrides), location: locations.each[index], locations: locations.all }, { env });
+      const input = applyOverrides(base.input, cluster.overrides);
+      // Beside a central cluster, the others' Prometheus only sends: the rules and the routing are the central one's.
+      const sender = clusters.some((candidate) => candidate.central === true) && cluster.central !== true && input.operator !== undefined;
+      const operator = sender ? { operator: { ...input.operator, rules: false, alertmanagerConfig: false } } : {};
+      const spec = parseSpec({ ...input, ...operator, location: locations.each[index], locations: locations.all }, { env });
       return { name: cluster.name, kubeconfig: cluster.kubeconfig, context: cluster.context, spec };
     } catch (error) {
       // What changed is the overrides: the spec's exporter.replicas is the override's replicas.

@@ -47,6 +47,24 @@ describe('stack configuration', () => {
     expect(single.clusters[0]!.spec.locations).toEqual(['home']);
   });
 
+  it('with a central cluster, only its Operator objects evaluate the rules and route the alerts; central is on one cluster at most', () => {
+    const config = parseStackConfig({ ...valid, spec: { ...documentedExample, operator: {} }, clusters: [{ name: 'eu-west' }, { name: 'hub', central: true }] }, {});
+    expect(config.clusters.map((cluster) => [cluster.spec.operator!.rules, cluster.spec.operator!.alertmanagerConfig, cluster.spec.operator!.probes])).toEqual([
+      [false, false, true],
+      [true, true, true],
+    ]);
+    expect(parseStackConfig({ ...valid, spec: { ...documentedExample, operator: {} } }, {}).clusters.map((cluster) => cluster.spec.operator!.rules)).toEqual([true, true]);
+    expect(
+      errorOf({
+        ...valid,
+        clusters: [
+          { name: 'a', central: true },
+          { name: 'b', central: true },
+        ],
+      }),
+    ).toBe('probekit:clusters[1].central: is true for clusters[0] already; one cluster evaluates the rules, so keep central on one');
+  });
+
   it("refuses the spec's one location for several clusters, and a cluster's location outside the spec's locations", () => {
     expect(errorOf({ ...valid, spec: { ...documentedExample, location: 'home' } })).toBe(
       'probekit:spec.location: is one location for all 2 clusters; leave it out (each cluster is the location of its name) or set clusters[i].overrides.location',
