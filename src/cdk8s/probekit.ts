@@ -88,7 +88,7 @@ export class Probekit extends Construct {
       });
     }
     if (spec.operator?.probes || scrapesProbeObjects(spec.agent)) {
-      this.probes = new Probes(this, 'probes', { exporter: this.exporter, labels: spec.operator?.labels, jobs: spec.jobs });
+      this.probes = new Probes(this, 'probes', { exporter: this.exporter, labels: spec.operator?.labels, jobs: spec.jobs, location: spec.location });
     }
     if (spec.searchEngine) {
       this.searchEngine = new SearchEngineSecret(this, 'search-engine', {

@@ -20,6 +20,8 @@ export interface ProbesProps {
   readonly labels?: Readonly<Record<string, string>>;
   /** The jobs, as a spec writes them; each is checked as `addJob` checks it. @default - none; add with `addJob` */
   readonly jobs?: readonly JobInput[];
+  /** This deployment's location (the spec's `location`), on the exporter's own metrics as on the jobs'. @default - none */
+  readonly location?: string;
 }
 
 export class Probes extends Construct {
@@ -33,7 +35,7 @@ export class Probes extends Construct {
     this.exporter = props.exporter;
     this.jobs = new ExporterJobs(this, props.exporter, checkProbeObjectNames);
     this.target = { namespace: props.exporter.namespace, labels: props.labels ?? {} };
-    const monitor = renderExporterServiceMonitor(props.exporter.service.name, this.target);
+    const monitor = renderExporterServiceMonitor(props.exporter.service.name, this.target, props.location);
     const access = this.access();
     this.serviceMonitor = new ApiObject(this, 'exporter-metrics', {
       ...monitor,

@@ -10,7 +10,7 @@
  * dashboard and the alerts see the same `job` either way. It also adds a `namespace` label to the targets.
  */
 import { METRICS_PATH, PROBE_PATH } from '@probekit/exporter';
-import { DEFAULTS, type Job, type Spec, type SpecModule } from '../model';
+import { DEFAULTS, LOCATION_LABEL, type Job, type Spec, type SpecModule } from '../model';
 import { probeIngressTargets, type ProbeIngress } from './discovery';
 import type { RuleFile } from './alert-rules';
 import { exporterSelectorLabels, probekitLabels } from './labels';
@@ -116,9 +116,10 @@ export const EXPORTER_SERVICE_PORT_NAME = 'http';
 
 /**
  * The exporter's own metrics, scraped from each of its pods through its Service; the `job` label is set to the
- * name the agent values give that job, so that the config-reload alert reads the same series either way.
+ * name the agent values give that job, so that the config-reload alert reads the same series either way, and a
+ * located deployment's `location` as its agent values set it.
  */
-export function renderExporterServiceMonitor(serviceName: string, target: OperatorTarget): ServiceMonitorObject {
+export function renderExporterServiceMonitor(serviceName: string, target: OperatorTarget, location?: string): ServiceMonitorObject {
   return {
     apiVersion: OPERATOR_API_VERSION,
     kind: 'ServiceMonitor',
@@ -126,7 +127,15 @@ export function renderExporterServiceMonitor(serviceName: string, target: Operat
     spec: {
       selector: { matchLabels: exporterSelectorLabels(serviceName) },
       endpoints: [
-        { port: EXPORTER_SERVICE_PORT_NAME, path: METRICS_PATH, interval: DEFAULTS.job.scrapeInterval, relabelings: [{ targetLabel: 'job', replacement: EXPORTER_JOB_NAME, action: 'replace' }] },
+        {
+          port: EXPORTER_SERVICE_PORT_NAME,
+          path: METRICS_PATH,
+          interval: DEFAULTS.job.scrapeInterval,
+          relabelings: [
+            { targetLabel: 'job', replacement: EXPORTER_JOB_NAME, action: 'replace' },
+            ...(location === undefined ? [] : [{ targetLabel: LOCATION_LABEL, replacement: location, action: 'replace' as const }]),
+          ],
+        },
       ],
     },
   };

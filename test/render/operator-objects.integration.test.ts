@@ -76,6 +76,11 @@ describe('Prometheus Operator objects', () => {
       selector: { matchLabels: { 'app.kubernetes.io/name': 'blackbox-exporter', 'app.kubernetes.io/instance': 'probe-exporter' } },
       endpoints: [{ port: 'http', path: '/metrics', interval: '30s', relabelings: [{ targetLabel: 'job', replacement: 'probekit-exporter', action: 'replace' }] }],
     });
+    // A located deployment's exporter metrics carry its location, as its Probes' targets do.
+    expect(renderExporterServiceMonitor('probe-exporter', target, 'eu').spec.endpoints[0]!.relabelings).toEqual([
+      { targetLabel: 'job', replacement: 'probekit-exporter', action: 'replace' },
+      { targetLabel: 'location', replacement: 'eu', action: 'replace' },
+    ]);
   });
 
   it("every object validates against the Operator's schema, and the check is real", async () => {
@@ -83,6 +88,7 @@ describe('Prometheus Operator objects', () => {
     const objects: Array<ProbeObject | ServiceMonitorObject | PrometheusRuleObject> = [
       ...spec.jobs.flatMap((job) => renderProbes(job, spec.modules[job.module]!, 'probe-exporter.observability.svc:9115', target)),
       renderExporterServiceMonitor('probe-exporter', target),
+      renderExporterServiceMonitor('probe-exporter', target, 'eu'),
       renderPrometheusRule('probe-exporter-alerts', renderAlertRules(spec), target),
     ];
     const discovering = parseSpec({
