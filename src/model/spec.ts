@@ -28,12 +28,13 @@ export const DEFAULTS = {
       limits: { cpu: '500m', memory: '256Mi' },
       /**
        * What each probe worker adds to the memory defaults when the CPU limit gives the exporter's
-       * --probe.workers=auto more than one CPU (N workers add N times these): on the image's Node, idle once
-       * settled 74.8 MiB with probes in the serving thread, 108.8, 126.9 and 145.8 with 2, 3 and 4 workers
-       * (about 18 MiB a worker); the peak with 256 TLS handshakes in flight 156.6, 225.4, 252.3 and 286.7 MiB
-       * (about 33 a worker; docs/sizing.md).
+       * --probe.workers=auto more than one CPU (N workers add N times these), on the image's Node: idle once
+       * settled 74.8 MiB with probes in the serving thread, 108.8, 126.9 and 145.8 with 2, 3 and 4 workers (about
+       * 18 MiB a worker; 117 to 118 with 2 in the bench's run of record against 78.7 with one thread, 20 a worker);
+       * the peak in that run 145 to 175 MiB with one thread and 258 to 299 with 2 workers (up to 62 a worker), so
+       * the limit keeps about the one-thread default's room above the highest peak (docs/sizing.md).
        */
-      perWorkerMiB: { idle: 18, peak: 36 },
+      perWorkerMiB: { idle: 20, peak: 56 },
     },
     /** With `autoscaling`, the average CPU use, in percent of the CPU request, above which replicas are added. */
     autoscalingCpuUtilization: 80,
@@ -260,8 +261,8 @@ export interface ExporterInput {
   readonly replicas?: number;
   /**
    * Requests and limits, as Kubernetes quantities; each amount left out keeps its default. A CPU limit above one
-   * CPU gives the exporter a probe worker per CPU (rounded up), and the memory defaults grow by 18Mi (request) and
-   * 36Mi (limit) a worker: a limit of 2 CPUs makes them 164Mi and 328Mi.
+   * CPU gives the exporter a probe worker per CPU (rounded up), and the memory defaults grow by 20Mi (request) and
+   * 56Mi (limit) a worker: a limit of 2 CPUs makes them 168Mi and 368Mi.
    * @default requests 50m CPU and 128Mi, limits 500m and 256Mi
    */
   readonly resources?: { readonly requests?: ResourceAmounts; readonly limits?: ResourceAmounts };
