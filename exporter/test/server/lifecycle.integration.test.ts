@@ -207,7 +207,11 @@ describe('a reload of patterns slow to compile', () => {
         // Two probes at a time, each taking 300 ms at the target, until the reload ends: each must succeed.
         const inFlight = [0, 1].map(async () => {
           const results: Array<string | undefined> = [];
-          while (status === undefined) results.push(/^probe_success (\d)$/m.exec(await probeText(started.base, 'web', '/?delay=300'))?.[1]);
+          while (status === undefined) {
+            const text = await probeText(started.base, 'web', '/?delay=300');
+            // A failure is kept as its reason, so that the assertion below says why.
+            results.push(/^probe_success 1$/m.test(text) ? '1' : (/^probe_failure_reason\{(.*)\} 1$/m.exec(text)?.[1] ?? text.slice(0, 200)));
+          }
           return results;
         });
         // When each /-/healthy answer came, on the clock the exporter's log lines are stamped with.
