@@ -10,9 +10,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
+import { freePort } from './free-port';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createServer } from 'node:net';
 
 /** `--name N` of the command line, else `fallback`. */
 function numberFlag(name: string, fallback: number): number {
@@ -125,15 +125,6 @@ function coveredSeconds(): number {
     .filter((name) => /^[0-9A-Z]{26}$/.test(name) && existsSync(join(TSDB, name, 'meta.json')))
     .map((name) => JSON.parse(readFileSync(join(TSDB, name, 'meta.json'), 'utf8')) as { minTime: number; maxTime: number });
   return metas.reduce((sum, meta) => sum + Math.max(0, Math.min(meta.maxTime / 1000, END) - Math.max(meta.minTime / 1000, START)), 0);
-}
-
-/** A loopback port nothing listens on. */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
 }
 
 async function startPrometheus(): Promise<{ url: string; stop: () => Promise<void> }> {

@@ -36,7 +36,7 @@ import { TargetFilePacker } from '../render/target-files';
 import { EXPORTER_SERVICE_PORT_NAME } from '../render/operator-objects';
 
 /** The exporter's settings as a spec's `exporter` writes them (ExporterInput), its modules and the environment. */
-export interface BlackboxExporterProps extends ExporterInput {
+export interface BlackboxExporterProps extends Omit<ExporterInput, 'sizeFromTargets'> {
   /**
    * Modules of the exporter's config file, each a preset (`presets.http2xx()`, `{ preset: 'http_2xx' }`) or a module
    * in blackbox_exporter's format, checked as the spec's modules are; more can be added with `addModule`.

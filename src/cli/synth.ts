@@ -139,6 +139,11 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     throw error instanceof ProblemsError ? named(error) : error;
   }
   for (const name of written) io.stdout(`${join(values.out, name)}\n`);
+  const sized = spec.exporter.sizedFromTargets;
+  if (sized) {
+    const { probesPerSecond, cores, minReplicas, maxReplicas, cpu } = sized;
+    io.stderr(`note: exporter sized from its targets: ${Math.round(probesPerSecond)} probes a second, ${cores.toFixed(2)} cores: ${minReplicas} to ${maxReplicas} replicas of ${cpu}\n`);
+  }
   return 0;
 }
 

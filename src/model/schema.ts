@@ -65,6 +65,7 @@ export const exporterSchema = z.strictObject({
       cpuUtilization: z.number().int().min(1).max(1000).optional(),
     })
     .optional(),
+  sizeFromTargets: z.boolean().optional(),
   serviceName: z
     .string()
     .regex(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a DNS-1035 label: lower case letters, digits and -, starting with a letter')

@@ -7,6 +7,7 @@
 import { EXPORTER_IMAGE, EXPORTER_PORT, type ModuleInput } from '@probekit/exporter';
 import type { SecretRef } from './secret-ref';
 import type { PresetModule } from './presets';
+import type { ExporterSize } from './sizing';
 import type { AgentChart, AgentChartInput, AgentChartName, AgentTargets } from './agent-chart';
 
 export const DEFAULTS = {
@@ -272,6 +273,12 @@ export interface ExporterInput {
    * @default - no autoscaler: `replicas` replicas
    */
   readonly autoscaling?: AutoscalingInput;
+  /**
+   * Size the exporter from the spec's listed targets (docs/sizing.md#sized-from-the-targets): the probes a second
+   * their intervals ask for times the CPU a probe takes give the autoscaler's minimum and maximum and each replica's
+   * CPU request and limit; set alone, without replicas, autoscaling or a CPU amount. @default false
+   */
+  readonly sizeFromTargets?: boolean;
   /** Name of the Service (and of the Deployment, a DNS-1035 label), the host part of the exporter's address. @default blackbox-exporter */
   readonly serviceName?: string;
   /**
@@ -541,6 +548,8 @@ export interface Spec {
     readonly resources: Resources;
     /** Present when the spec asks for an autoscaler; the Deployment then has no fixed replica count. */
     readonly autoscaling?: ExporterAutoscaling;
+    /** With `sizeFromTargets`: the load the sizing was made from. */
+    readonly sizedFromTargets?: ExporterSize;
     /** Where a browser reaches the exporter: the base of every debug link. */
     readonly externalUrl: string;
     /** Present when the spec asks for a NetworkPolicy. */

@@ -24,6 +24,7 @@ import {
   type ProberName,
 } from '@probekit/exporter';
 import { http2xx, http2xxWithHeader, httpPost2xx, PRESET_NAMES, type PresetModule, type PresetName } from './presets';
+import { exporterSize } from './sizing';
 import { agentChartOf, agentShardsOf, agentTargetsOf, genericChartTemplateProblems, scrapesProbeObjects } from './agent-chart';
 import { withDurationSuggestions, withRequiredHints } from './problems';
 import { readEnvSecret, unsetVariableProblem, type Environment, type SecretRef } from './secret-ref';
@@ -136,7 +137,7 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
   Object.keys(targetModules.generated).forEach((name) => defined.add(name));
   jobs.forEach(([index, job]) => problems.push(...checkJob(job, ['jobs', index], modules, defined)));
   problems.push(...checkDuplicateJobNames(jobs));
-  problems.push(...checkAutoscaling(exporter));
+  problems.push(...checkAutoscaling(exporter), ...checkSizeFromTargets(exporter));
   if (exporter?.allowedTargets) problems.push(...checkAllowedTargets(exporter.allowedTargets));
   problems.push(...checkThresholds(['alerts', 'thresholds'], alerts?.thresholds ?? {}, thresholds));
   jobs.forEach(([index, job]) => problems.push(...checkThresholds(['jobs', index, 'alerts'], (input.jobs as Array<{ alerts?: Partial<AlertThresholds> }>)[index].alerts ?? {}, job.alerts)));
@@ -178,7 +179,13 @@ export function parseSpec(input: SpecInput | unknown, options: ParseOptions = {}
 
   return {
     namespace: namespace ?? DEFAULTS.namespace,
-    exporter: exporterSettings(exporter),
+    exporter: exporter?.sizeFromTargets
+      ? sizedExporter(
+          exporter,
+          jobs.map(([, job]) => job),
+          modules,
+        )
+      : exporterSettings(exporter),
     modules,
     // Every series of a located deployment says where it was probed: the job's labels go on every target group, discovered target and Probe.
     jobs: jobs.map(([, job]) => (alerting.location === undefined ? job : { ...job, labels: { ...job.labels, [LOCATION_LABEL]: alerting.location } })),
@@ -680,6 +687,31 @@ export function checkProbeObjectNames(jobs: ReadonlyArray<readonly [number, Scra
     if (taken === undefined) return [];
     return [{ path: ['jobs', index, 'name'], message: `makes the Probe object name "${taken}", as jobs[${seen.get(taken)}].name does; rename one of the jobs` }];
   });
+}
+
+/** The exporter sized from its targets (./sizing.ts): an autoscaler between the minimum and maximum, each replica's CPU. */
+function sizedExporter(exporter: NonNullable<SpecFields['exporter']>, jobs: readonly ScrapeJob[], modules: Readonly<Record<string, SpecModule>>): Spec['exporter'] {
+  const cpuUtilization = DEFAULTS.exporter.autoscalingCpuUtilization;
+  const size = exporterSize(jobs, modules, cpuUtilization);
+  const { requests, limits } = exporter.resources ?? {};
+  const settings = exporterSettings({
+    ...exporter,
+    autoscaling: { minReplicas: size.minReplicas, maxReplicas: size.maxReplicas, cpuUtilization },
+    resources: { requests: { ...requests, cpu: size.cpu }, limits: { ...limits, cpu: size.cpu } },
+  });
+  return { ...settings, sizedFromTargets: size };
+}
+
+/** Sized from the targets, the replicas and the CPU are the sizing's: a count or amount written beside it would be overruled. */
+function checkSizeFromTargets(exporter: SpecFields['exporter']): Problem[] {
+  if (!exporter?.sizeFromTargets) return [];
+  const written: FieldPath[] = [
+    ...(exporter.replicas === undefined ? [] : [['exporter', 'replicas']]),
+    ...(exporter.autoscaling === undefined ? [] : [['exporter', 'autoscaling']]),
+    ...(exporter.resources?.requests?.cpu === undefined ? [] : [['exporter', 'resources', 'requests', 'cpu']]),
+    ...(exporter.resources?.limits?.cpu === undefined ? [] : [['exporter', 'resources', 'limits', 'cpu']]),
+  ];
+  return written.map((path) => ({ path, message: "is set beside exporter.sizeFromTargets, which sets the replicas and each one's CPU from the targets; remove it, or remove sizeFromTargets" }));
 }
 
 /** An autoscaler owns the replica count: it takes its minimum from `replicas` or `minReplicas`, not both. */

@@ -64,6 +64,7 @@ describe("the spec's hand-written types equal its schemas' inputs", () => {
       replicas: true,
       resources: true,
       autoscaling: true,
+      sizeFromTargets: true,
       serviceName: true,
       externalUrl: true,
       networkPolicy: true,
