@@ -104,7 +104,7 @@ export class AgentValues extends Construct {
    * read no environment variable in relabel rules, so each shard's number is written into its own values, installed
    * as an agent of its own. Alloy's replicas share the targets by clustering instead.
    */
-  private get shardFiles(): boolean {
+  get shardFiles(): boolean {
     return this.shards > 1 && this.chart.chart !== 'alloy';
   }
 

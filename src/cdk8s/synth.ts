@@ -3,6 +3,7 @@
  * both engines deliver the same objects.
  */
 import { App } from 'cdk8s';
+import { ProblemsError } from '@probekit/exporter';
 import type { Environment, Spec } from '../model';
 import type { DashboardJson } from '../render/dashboard';
 import { renderAlertRulesYaml, type RuleFile } from '../render/alert-rules';
@@ -32,6 +33,13 @@ export interface Synthesized {
 export function synthesize(spec: Spec, env: Environment = {}): Synthesized {
   const chart = new ProbekitChart(new App(), 'probekit', { spec, env });
   const { agentValues, dashboard, alerts, exporter } = chart.probekit;
+  // One agent release per cluster takes these values: shards that need a release each cannot be installed so.
+  if (agentValues.shardFiles) {
+    const message = `is ${agentValues.shards}, which writes a values file per shard for the ${agentValues.chart.chart} chart, each an agent release of its own; synthesize installs one release: use agent.chart alloy (its replicas share the targets by clustering), or install the shards' files with probekit synth`;
+    throw new ProblemsError([{ path: ['agent', 'shards'], message }]);
+  }
+  // The values' size is checked as synth checks the file: a release too large fails at helm, later and in other words.
+  agentValues.toYaml();
   return {
     manifests: chart.toJson(),
     agentValues: agentValues.values,

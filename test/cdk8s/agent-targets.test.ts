@@ -8,7 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import bcrypt from 'bcryptjs';
 import { Testing } from 'cdk8s';
 import { parse } from 'yaml';
-import { ProbekitChart } from '../../src/cdk8s';
+import { ProbekitChart, synthesize } from '../../src/cdk8s';
 import { parseSpec, type SpecInput } from '../../src/model';
 import { relabelRules, renderScrapeJobs, TARGET_CONFIG_MAP_BYTES, type ScrapeConfig, type TargetGroup } from '../../src/render';
 import { find } from '../support/manifests';
@@ -170,5 +170,17 @@ describe('agent.shards', () => {
     expect(values.alloy.configMap.content).not.toContain('hashmod');
     expect(problemsOf(() => parseSpec(spec({ shards: 0 }, undefined, 1)))).toEqual(['agent.shards: 0 must be a whole number from 1 to 64']);
     expect(problemsOf(() => parseSpec(spec({ chart: 'k8s-monitoring', shards: 2 }, undefined, 1)))).toEqual([expect.stringMatching(/^agent\.shards: is for agents whose values carry scrape jobs/)]);
+  });
+});
+
+describe('synthesize (the Pulumi program installs one agent release per cluster)', () => {
+  it('refuses shards that need a release each, and values too large for a release', () => {
+    expect(problemsOf(() => synthesize(parseSpec(spec({ chart: 'prometheus', targets: 'http_sd', shards: 2 }, undefined, 1))))).toEqual([
+      expect.stringMatching(/^agent\.shards: is 2, which writes a values file per shard for the prometheus chart, each an agent release of its own; synthesize installs one release/),
+    ]);
+    expect(synthesize(parseSpec(spec({ chart: 'alloy', shards: 2, remoteWrite: { url: 'https://mimir.example.com/api/v1/push' } }, undefined, 1))).agentValues.alloy.clustering).toEqual({
+      enabled: true,
+    });
+    expect(problemsOf(() => synthesize(parseSpec(spec({ chart: 'prometheus' }, undefined, 25_000))))).toEqual([expect.stringMatching(/^agent\.targets: the agent values carry every target/)]);
   });
 });
