@@ -82,7 +82,7 @@ describeWithBinaries([PROMETHEUS])('2,000 targets served over http_sd to Prometh
     const jobsOf = (text: string): ScrapeConfig[] =>
       (parse((parse(text) as { extraScrapeConfigs: string }).extraScrapeConfigs.replaceAll(SERVICE_ADDRESS, address)) as ScrapeConfig[]).filter((job) => job.job_name === 'web');
     for (const { text } of [...whole.values, ...sharded.values]) prometheus.push(await startPrometheus({ global: { scrape_interval: '10s' }, scrape_configs: jobsOf(text) }));
-  }, 60_000);
+  }, 90_000);
 
   afterAll(async () => {
     await Promise.all(prometheus.map((each) => each.stop()));
@@ -96,7 +96,7 @@ describeWithBinaries([PROMETHEUS])('2,000 targets served over http_sd to Prometh
 
   it('the whole: discovers all 2,000 from /sd/web and probes each, with the job label; the shards: disjoint halves that make the whole', async () => {
     const [whole, shard0, shard1] = prometheus;
-    const done = await eventually(45, async () => (await probed(whole)).length === TARGETS && (await probed(shard0)).length + (await probed(shard1)).length === TARGETS);
+    const done = await eventually(75, async () => (await probed(whole)).length === TARGETS && (await probed(shard0)).length + (await probed(shard1)).length === TARGETS);
     const active = await whole.activeTargets();
     expect({ done, discovered: active.length, log: done ? '' : exporter.log() + whole.log() }).toEqual({ done: true, discovered: TARGETS, log: '' });
     expect(await probed(whole)).toEqual([...targets].sort());
@@ -108,5 +108,5 @@ describeWithBinaries([PROMETHEUS])('2,000 targets served over http_sd to Prometh
     // Each shard holds only its half: the other half is dropped at relabelling, not scraped and failed.
     expect([(await shard0.activeTargets()).length, (await shard1.activeTargets()).length]).toEqual([first.length, second.length]);
     expect(Math.min(first.length, second.length)).toBeGreaterThan(TARGETS / 4);
-  }, 60_000);
+  }, 90_000);
 });
