@@ -158,13 +158,63 @@ function parseWithLines(text: string, options: ParseOptions & Pick<LoadOptions, 
   }
 }
 
-/** A JSON text's value, or undefined when it is not JSON (then it is read as YAML, which says what is wrong). */
+/**
+ * A JSON text's value, or undefined when it is not JSON or repeats a key in one object (then it is read as YAML,
+ * which says what is wrong and where: JSON.parse would keep the last of the repeated keys without a word).
+ */
 function jsonOf(text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
+  return repeatsAKey(text) ? undefined : value;
+}
+
+/** Keys an object holds in a list until it has this many, then in a set: most objects of a spec have a few. */
+const LISTED_KEYS = 16;
+
+/**
+ * Whether a well-formed JSON text has an object with the same key twice: one pass over the text, the keys of each
+ * object open at the point (none for arrays); a string is a key when a colon follows it.
+ */
+function repeatsAKey(text: string): boolean {
+  const open: Array<string[] | Set<string> | undefined> = [];
+  for (let at = 0; at < text.length; at += 1) {
+    const char = text.charCodeAt(at);
+    if (char === 0x22) {
+      // The string's closing quote: the first one after `at` not escaped by an odd run of backslashes.
+      let end = text.indexOf('"', at + 1);
+      for (;;) {
+        let backslashes = 0;
+        while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes += 1;
+        if (backslashes % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      const keys = open[open.length - 1];
+      if (keys !== undefined) {
+        let after = end + 1;
+        while (text.charCodeAt(after) <= 0x20) after += 1;
+        if (text.charCodeAt(after) === 0x3a) {
+          const raw = text.slice(at + 1, end);
+          const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+          if (Array.isArray(keys)) {
+            if (keys.includes(key)) return true;
+            keys.push(key);
+            if (keys.length === LISTED_KEYS) open[open.length - 1] = new Set(keys);
+          } else {
+            if (keys.has(key)) return true;
+            keys.add(key);
+          }
+        }
+      }
+      at = end;
+    } else if (char === 0x7b) open.push([]);
+    else if (char === 0x5b) open.push(undefined);
+    else if (char === 0x7d || char === 0x5d) open.pop();
+  }
+  return false;
 }
 
 /** Problems found past parsing a spec read as JSON, with their lines: the YAML document is made for them only. */

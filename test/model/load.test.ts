@@ -114,6 +114,14 @@ describe('the line of each problem', () => {
     expect(problems('{\n  "jobs": [\n    {\n      "module": "nope",\n      "targets": ["https://example.com"]\n    }\n  ]\n}\n')).toEqual([{ field: 'jobs[0].module', line: 4 }]);
   });
 
+  it('refuses a JSON spec that repeats a key in one object, at its line, however the key is escaped', () => {
+    const repeated = '{\n  "modules": { "m": { "preset": "http_2xx" } },\n  "jobs": [{ "module": "m", "targets": ["https://example.com"] }],\n  "namespace": "a",\n  "namespac\\u0065": "b"\n}\n';
+    expect(() => parseSpecText(repeated, { source: 'spec.json' })).toThrow(/^spec\.json:5: .*unique/m);
+    // The same key in different objects, and a key's text as a value, are no repetition.
+    const fine = '{ "modules": { "m": { "preset": "http_2xx" } }, "jobs": [{ "name": "module", "module": "m", "targets": ["https://example.com"] }] }';
+    expect(parseSpecText(fine).jobs[0]!.name).toBe('module');
+  });
+
   it('a refusal found past parsing is named after the file, each problem at its line; one naming a file already is kept', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'spec.yaml'), 'modules:\n  m: { preset: http_2xx }\njobs:\n  - module: m\n    targets: [https://example.com]\n');
