@@ -54,6 +54,14 @@ interface Pending {
   settle(result: PoolResult): void;
 }
 
+/** A probe waiting for a free worker. */
+interface Waiting {
+  /** Runs it on `slot`, which is free. */
+  start(slot: Slot): void;
+  /** Fails it with `detail`. */
+  fail(detail: string): void;
+}
+
 interface Slot {
   worker: Worker;
   /** Whether it holds the config being served, so probes may go to it. */
@@ -76,6 +84,8 @@ function workerSource(): string {
 
 export class ProbePool {
   private readonly slots: Slot[] = [];
+  /** Probes that found no worker free, oldest first. */
+  private readonly waiting: Waiting[] = [];
   private nextId = 0;
   /** The generation probes name: the last config every worker accepted. */
   private generation = 0;
@@ -117,6 +127,7 @@ export class ProbePool {
         if (!pending) return;
         slot.inFlight.delete(message.id);
         if (pending.overdue) slot.overdue -= 1;
+        if (slot.overdue === 0) this.drain();
         pending.probeLog.adopt(message.entries);
         if (message.missing || message.failed !== undefined) {
           if (message.failed !== undefined) this.log.error('A probe worker failed to run a probe', { err: message.failed });
@@ -158,7 +169,10 @@ export class ProbePool {
   private send(slot: Slot, message: Extract<ToWorker, { kind: 'configure' }>, serving: boolean): Promise<ToMain> {
     return new Promise((resolve) => {
       slot.configuring.set(message.generation, (outcome) => {
-        if (serving && outcome.kind === 'configured') slot.configured = true;
+        if (serving && outcome.kind === 'configured') {
+          slot.configured = true;
+          this.drain();
+        }
         if (serving && outcome.kind === 'refused') this.log.error('A probe worker refused the config the others serve', { problem: outcome.message });
         resolve(outcome);
       });
@@ -210,19 +224,69 @@ export class ProbePool {
         // Probes already sent name the previous config at the oldest.
         slot.worker.postMessage({ kind: 'retire', below: message.generation - 1 } satisfies ToWorker);
       }
+      this.drain();
     };
   }
 
-  /** Runs one probe on the least busy worker that serves the config; `probeLog` gets the probe's lines. */
-  probe(request: PoolProbe, probeLog: ProbeLog): Promise<PoolResult> {
-    const ready = this.slots.filter((slot) => slot.configured && slot.overdue === 0);
-    if (ready.length === 0) {
-      // Every worker stopped, or is held past a deadline and about to be replaced: the probe fails rather than waits.
-      const detail = 'no probe worker was free: each was starting, or held past a probe deadline and about to be replaced';
-      probeLog.error('Probe failed', { reason: 'internal error', detail });
-      return Promise.resolve({ success: false, failure: { reason: 'internal error', detail } });
+  /** The least busy worker that serves the config and holds no probe past its deadline, if any. */
+  private readySlot(): Slot | undefined {
+    let least: Slot | undefined;
+    for (const slot of this.slots) {
+      if (slot.configured && slot.overdue === 0 && (least === undefined || slot.inFlight.size < least.inFlight.size)) least = slot;
     }
-    const slot = ready.reduce((least, each) => (each.inFlight.size < least.inFlight.size ? each : least));
+    return least;
+  }
+
+  /**
+   * Runs one probe on the least busy worker that serves the config; `probeLog` gets the probe's lines. When none
+   * is free (each is starting, or holds a probe whose deadline passed and whose answer is not here yet) the probe
+   * waits for one, within its own deadline: an answer in transit frees its worker a moment later, and a worker
+   * replaced is back once it compiled the config.
+   */
+  probe(request: PoolProbe, probeLog: ProbeLog): Promise<PoolResult> {
+    const slot = this.readySlot();
+    if (slot) return this.run(slot, request, probeLog);
+    return new Promise((resolve) => {
+      const deadlineAt = performance.now() + request.timeoutSeconds * 1000;
+      const fail = (detail: string): void => {
+        end();
+        probeLog.error('Probe failed', { reason: 'internal error', detail });
+        resolve({ success: false, failure: { reason: 'internal error', detail } });
+      };
+      const waiting: Waiting = {
+        fail,
+        start: (free) => {
+          end();
+          void this.run(free, { ...request, timeoutSeconds: Math.max(0, deadlineAt - performance.now()) / 1000 }, probeLog).then(resolve);
+        },
+      };
+      const timer = setTimeout(
+        () => fail(`no probe worker was free within the probe's deadline (${request.timeoutSeconds}s): each was starting, or held past a probe deadline and about to be replaced`),
+        request.timeoutSeconds * 1000,
+      );
+      const onAbandoned = (): void => fail('the scrape went away while the probe waited for a free probe worker');
+      const end = (): void => {
+        clearTimeout(timer);
+        request.abandoned?.removeEventListener('abort', onAbandoned);
+        const index = this.waiting.indexOf(waiting);
+        if (index !== -1) this.waiting.splice(index, 1);
+      };
+      if (request.abandoned?.aborted) return onAbandoned();
+      request.abandoned?.addEventListener('abort', onAbandoned, { once: true });
+      this.waiting.push(waiting);
+    });
+  }
+
+  /** Starts waiting probes, oldest first, while a worker is free. */
+  private drain(): void {
+    while (this.waiting.length > 0) {
+      const slot = this.readySlot();
+      if (!slot) return;
+      this.waiting[0]!.start(slot);
+    }
+  }
+
+  private run(slot: Slot, request: PoolProbe, probeLog: ProbeLog): Promise<PoolResult> {
     const id = (this.nextId += 1);
     const { abandoned, ...fields } = request;
     return new Promise((resolve) => {
@@ -262,6 +326,7 @@ export class ProbePool {
   /** Ends every worker; their probes in flight fail. */
   async stop(): Promise<void> {
     this.stopping = true;
+    for (const waiting of [...this.waiting]) waiting.fail('the exporter is stopping');
     await Promise.all([...this.slots].map((slot) => slot.worker.terminate()));
   }
 }

@@ -9,10 +9,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Logger } from '../../src/log';
+import { Logger, ProbeLog } from '../../src/log';
 import { startStallingTarget, type StallingTarget } from '../support/stalling-target';
 import { Exporter } from '../../src/server/exporter-server';
-import type { ProbePool } from '../../src/server/probe-pool';
+import { ProbePool } from '../../src/server/probe-pool';
 import { compileParsed, moduleRecord } from '../../src/config/module';
 import { moduleSchema } from '../../src/config/schema';
 import { metricValue, parseMetrics } from '../../loopback/metrics-text';
@@ -175,6 +175,50 @@ describe('a probe worker that stops', () => {
     }
     expect(valueOf(answer.text, 'probe_success')).toBe(1);
     expect(pool.inFlight()).toHaveLength(2);
+  }, 60_000);
+});
+
+describe('every probe worker holding a probe just past its deadline', () => {
+  it('passes later probes to the first worker free, failing none of them', async () => {
+    const { base } = await start(2);
+    // Probes of a target that never answers, on both workers, their deadlines together (1 s less the 0.5 s offset):
+    // at the deadline each worker's answers are on their way, and for that moment no worker is free. Meanwhile
+    // probes of a healthy target keep coming.
+    const stalled = Promise.all(
+      Array.from({ length: 40 }, () =>
+        fetch(`${base}/probe?module=stall&target=${encodeURIComponent(`${targetUrl}/stall`)}`, { headers: { 'X-Prometheus-Scrape-Timeout-Seconds': '1' } }).then((response) => response.text()),
+      ),
+    );
+    let stalledDone = false;
+    void stalled.then(() => (stalledDone = true));
+    const healthy: string[] = [];
+    const keepProbing = async (): Promise<void> => {
+      while (!stalledDone) healthy.push((await probe(base, `module=http_2xx&target=${targetUrl}/`)).text);
+    };
+    await Promise.all(Array.from({ length: 8 }, keepProbing));
+    for (const text of await stalled) expect(text).toContain('probe_failure_reason{reason="timed out"');
+    expect(healthy.length).toBeGreaterThan(8);
+    // Before, each such probe failed at once: "no probe worker was free".
+    expect(healthy.filter((text) => valueOf(text, 'probe_success') !== 1).map((text) => text.split('\n').find((line) => line.startsWith('probe_failure_reason')))).toEqual([]);
+  }, 60_000);
+});
+
+describe('a probe that finds no worker serving the config', () => {
+  it('waits for one within its deadline, then fails saying so', async () => {
+    // A pool whose workers never got a config: none may take the probe.
+    const log = new Logger('error', () => undefined);
+    const pool = new ProbePool(2, { logLevel: 'error', logFormat: 'logfmt', logProber: 'error' }, log);
+    try {
+      const probeLog = ProbeLog.forTarget(log, 'http_2xx', `${targetUrl}/`);
+      const result = await pool.probe({ module: 'http_2xx', target: `${targetUrl}/`, shownTarget: `${targetUrl}/`, timeoutSeconds: 0.5, openMetrics: false }, probeLog);
+      expect(result).toEqual({
+        success: false,
+        failure: { reason: 'internal error', detail: "no probe worker was free within the probe's deadline (0.5s): each was starting, or held past a probe deadline and about to be replaced" },
+      });
+      expect(probeLog.text()).toContain('no probe worker was free within');
+    } finally {
+      await pool.stop();
+    }
   }, 60_000);
 });
 
