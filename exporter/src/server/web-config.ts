@@ -19,29 +19,9 @@ import { ConfigError, configText, decodeConfigText } from '../config/load';
 import { readProblem, readRegularFile, readRegularFileSync } from '../config/regular-file';
 import { LineIndex } from '../config/yaml';
 import { schemaProblems, type Problem } from '../contract/problems';
+import { TLS12_CIPHER_SUITES, TLS13_CIPHER_SUITES } from '../probers/shared/go-tls';
 import { ip16 } from '../probers/shared/ip-bytes';
 import { bcryptCost, PasswordChecks, type CheckOutcome } from './password-checks';
-
-/** Go's names for the cipher suites it accepts, and OpenSSL's for the same suite. */
-const TLS12_CIPHER_SUITES: Readonly<Record<string, string>> = {
-  TLS_RSA_WITH_AES_128_CBC_SHA: 'AES128-SHA',
-  TLS_RSA_WITH_AES_256_CBC_SHA: 'AES256-SHA',
-  TLS_RSA_WITH_AES_128_GCM_SHA256: 'AES128-GCM-SHA256',
-  TLS_RSA_WITH_AES_256_GCM_SHA384: 'AES256-GCM-SHA384',
-  TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA: 'ECDHE-ECDSA-AES128-SHA',
-  TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA: 'ECDHE-ECDSA-AES256-SHA',
-  TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA: 'ECDHE-RSA-AES128-SHA',
-  TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA: 'ECDHE-RSA-AES256-SHA',
-  TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256: 'ECDHE-ECDSA-AES128-GCM-SHA256',
-  TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256: 'ECDHE-RSA-AES128-GCM-SHA256',
-  TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384: 'ECDHE-ECDSA-AES256-GCM-SHA384',
-  TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384: 'ECDHE-RSA-AES256-GCM-SHA384',
-  TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256: 'ECDHE-ECDSA-CHACHA20-POLY1305',
-  TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256: 'ECDHE-RSA-CHACHA20-POLY1305',
-};
-
-/** TLS 1.3's suites: Go accepts their names and, as TLS 1.3 is not configurable there, uses all three anyway. */
-const TLS13_CIPHER_SUITES = ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256'];
 
 const TLS_VERSIONS = { TLS10: 'TLSv1', TLS11: 'TLSv1.1', TLS12: 'TLSv1.2', TLS13: 'TLSv1.3' } as const;
 const TLS_VERSION_ORDER = Object.keys(TLS_VERSIONS);

@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { checkServerIdentity, createSecureContext, type ConnectionOptions, type PeerCertificate, type SecureContext, type SecureContextOptions, type SecureVersion, type TLSSocket } from 'node:tls';
 import type { TlsSettings } from './tls-config';
 import { readConfiguredText } from './config-file';
+import { GO_CLIENT_CIPHERS } from './go-tls';
 import { trustAnchors, verifiedChain } from './trust-anchors';
 import { PROBE_SSL_EARLIEST_CERT_EXPIRY, PROBE_SSL_LAST_CHAIN_EXPIRY, PROBE_SSL_LAST_CHAIN_INFO, PROBE_TLS_CIPHER_INFO, PROBE_TLS_VERSION_INFO, gauge, type ProbeRegistry } from '../../metrics';
 
@@ -66,7 +67,7 @@ function secureContextFor(material: ContextMaterial): SecureContext {
   const key = `${material.verify ? 'verify' : 'trust-none'}:${materialId(material.ca)}:${materialId(material.cert)}:${materialId(material.key)}:${material.minVersion ?? ''}:${material.maxVersion ?? ''}`;
   let context = secureContexts.get(key);
   if (context === undefined) {
-    const options: SecureContextOptions = { cert: material.cert, key: material.key, minVersion: material.minVersion, maxVersion: material.maxVersion };
+    const options: SecureContextOptions = { cert: material.cert, key: material.key, minVersion: material.minVersion, maxVersion: material.maxVersion, ciphers: GO_CLIENT_CIPHERS };
     // An empty list, unlike no ca at all, leaves Node's root certificates out too.
     options.ca = material.verify ? material.ca : [];
     context = createSecureContext(options);

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { connect, createServer, type Server, type TLSSocket } from 'node:tls';
 import { execFileSync } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProbeRegistry } from '../../../src/metrics';
 import { compileTlsConfig, tlsConfigSchema, type TlsConfig } from '../../../src/probers/shared/tls-config';
@@ -158,6 +159,51 @@ describe('TLS options from tls_config', () => {
 
   it('names the field when a file cannot be read', async () => {
     await expect(tlsConnectionOptions(compileTlsConfig(tlsConfigSchema.parse({ ca_file: '/nonexistent/ca.pem' })), 'x')).rejects.toThrow(/tls_config\.ca_file: cannot read \/nonexistent\/ca\.pem/);
+  });
+});
+
+describe("the cipher suites offered: Go's client defaults, in Go's order", () => {
+  /** A server that takes the client's order (as nginx and OpenSSL do by default; Node's own takes its), with `options`. */
+  async function serverWith(options: Parameters<typeof createServer>[0]): Promise<{ port: number; close(): void }> {
+    const listening = createServer({ cert: pki.serverCert, key: pki.serverKey, honorCipherOrder: false, ...options }, (socket) => socket.end('hello'));
+    listening.on('tlsClientError', () => undefined);
+    listening.listen(0, '127.0.0.1');
+    await once(listening, 'listening');
+    return { port: (listening.address() as AddressInfo).port, close: () => listening.close() };
+  }
+  const negotiated = async (serverPort: number): Promise<string | undefined> => {
+    const socket = await handshake({ ca_file: pki.caFile }, 'localhost', serverPort);
+    const cipher = tlsConnectionState(socket).cipher;
+    socket.destroy();
+    return cipher;
+  };
+
+  it('gets TLS 1.3 AES-128-GCM and TLS 1.2 ECDHE AES-128-GCM from a server that offers everything, as upstream does', async () => {
+    // OpenSSL's own order starts with AES-256-GCM-SHA384: such a server picked that for us and AES-128 for upstream.
+    const tls13 = await serverWith({ minVersion: 'TLSv1.3' });
+    const tls12 = await serverWith({ maxVersion: 'TLSv1.2', ciphers: 'ALL' });
+    try {
+      expect(await negotiated(tls13.port)).toBe('TLS_AES_128_GCM_SHA256');
+      expect(await negotiated(tls12.port)).toBe('TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256');
+    } finally {
+      tls13.close();
+      tls12.close();
+    }
+  });
+
+  it('offers no suite without ECDHE, as Go since 1.22: a server with only those fails the handshake', async () => {
+    // RSA key exchange needs an RSA certificate; a self-signed one will do, as no handshake gets that far.
+    const dir = mkdtempSync(join(tmpdir(), 'probekit-rsa-kex-'));
+    execFileSync(OPENSSL, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-subj', '/CN=localhost', '-days', '1'], {
+      stdio: 'ignore',
+    });
+    const rsaOnly = await serverWith({ cert: readFileSync(join(dir, 'cert.pem')), key: readFileSync(join(dir, 'key.pem')), maxVersion: 'TLSv1.2', ciphers: 'AES128-GCM-SHA256:AES256-SHA' });
+    rmSync(dir, { recursive: true, force: true });
+    try {
+      await expect(negotiated(rsaOnly.port)).rejects.toThrow(/handshake failure|no shared cipher/i);
+    } finally {
+      rsaOnly.close();
+    }
   });
 });
 
