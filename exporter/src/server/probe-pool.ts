@@ -142,7 +142,7 @@ export class ProbePool {
   private stopped(slot: Slot, code: number): void {
     if (!this.slots.includes(slot)) return;
     if (!this.stopping) this.log.error('A probe worker stopped; starting another', { exit_code: code });
-    this.replace(slot, 'stopped', `the probe worker running it stopped (exit code ${code}); it was replaced`);
+    this.replace(slot, 'stopped', this.stopping ? 'the exporter stopped while it ran' : `the probe worker running it stopped (exit code ${code}); it was replaced`);
   }
 
   /**

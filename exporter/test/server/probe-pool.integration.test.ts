@@ -222,6 +222,20 @@ describe('a probe that finds no worker serving the config', () => {
   }, 60_000);
 });
 
+describe('a pool that stops', () => {
+  it('fails the probes its workers still run, saying the exporter stopped', async () => {
+    const { exporter, base } = await start(2);
+    const pool = poolOf(exporter);
+    const stalled = probe(base, `module=stall&target=${targetUrl}/stall`);
+    while (pool.inFlight().reduce((a, b) => a + b, 0) < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    await pool.stop();
+    const answer = await stalled;
+    expect(answer.text).toContain('probe_failure_reason{reason="internal error"} 1');
+    // Before, it said the worker "stopped (exit code 1); it was replaced", which a stopping pool does not do.
+    expect((await (await fetch(`${base}/`)).text()).match(/<td>internal error: the exporter stopped while it ran<\/td>/g)).toHaveLength(1);
+  }, 60_000);
+});
+
 describe('a probe worker held past its deadline', () => {
   // What held a worker before (an expect pattern matched in its thread for minutes) is stopped at the deadline on
   // a check thread now, and the loader names the modules slow to compile, which workers leave to check threads.
