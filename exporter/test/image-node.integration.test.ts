@@ -5,7 +5,7 @@
  * ENTRYPOINT, against loopback targets of each prober that needs no privilege, and under a load that makes V8
  * grow its young generation as far as the flags allow.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -136,6 +136,32 @@ describe("the image's Node", () => {
       expect(metricValue(samples, 'probe_success')).toBe(success);
       if (module.startsWith('https_')) expect(samples.find((sample) => sample.name === 'probe_failure_reason')?.labels.reason).toBe('certificate not valid');
     });
+
+    it('offers the X25519MLKEM768 key share as Go 1.24 does, and classical ones only with the OpenSSL file docs/exporter.md gives', async () => {
+      // A server that takes the hybrid alone: this machine's Node (OpenSSL 3.0) has no ML-KEM, the image's has.
+      const script = `const tls = require('node:tls');
+        const server = tls.createServer({ cert: process.env.CERT, key: process.env.KEY, ecdhCurve: 'X25519MLKEM768' }, (socket) => socket.end('HTTP/1.1 200 OK\\r\\ncontent-length: 2\\r\\nconnection: close\\r\\n\\r\\nok'));
+        server.on('tlsClientError', () => undefined);
+        server.listen(0, '127.0.0.1', () => console.log(server.address().port));`;
+      const server = spawn(IMAGE_NODE, ['-e', script], { env: { ...process.env, CERT: pki.serverCert, KEY: pki.serverKey }, stdio: ['ignore', 'pipe', 'inherit'] });
+      let classical: RunningExporter | undefined;
+      try {
+        const [line] = (await once(server.stdout!, 'data')) as [Buffer];
+        const target = `https://localhost:${line.toString().trim()}/`;
+        const hybrid = await exporter.probe({ module: 'https', target });
+        expect(metricValue(hybrid.samples, 'probe_success')).toBe(1);
+        const [, ...flags] = entrypoint().slice(0, -1);
+        classical = await startExporter('ours', stringify({ modules: { https: { prober: 'http', timeout: '3s', http: { preferred_ip_protocol: 'ip4', tls_config: { ca_file: pki.caFile } } } } }), {
+          command: [IMAGE_NODE, ...flags, `--openssl-config=${join(EXPORTER_DIR, 'bench/openssl-classical-groups.cnf')}`, join(buildDir, 'probekit-exporter.js')],
+        });
+        const refused = await classical.probe({ module: 'https', target });
+        expect(metricValue(refused.samples, 'probe_success')).toBe(0);
+        expect(refused.samples.find((sample) => sample.name === 'probe_failure_reason')?.labels.reason).toBe('TLS handshake failed');
+      } finally {
+        server.kill();
+        await classical?.stop();
+      }
+    }, 60_000);
 
     it('keeps the young generation at two 16 MiB semi-spaces under load (Node 24 would grow it to 128 MiB here)', async () => {
       const client = new ProbeClient(64);
