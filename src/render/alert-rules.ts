@@ -15,6 +15,7 @@ import { stringify } from 'yaml';
 import { parseDuration } from '@probekit/exporter';
 import { DEFAULTS, LOCATION_LABEL, majority, MODULE_LABEL, type Job, type Spec, type SpecModule } from '../model';
 import { probeDebugUrl, statusPageUrl } from './debug-links';
+import { discoveredTargetLabels } from './discovery';
 import { CONFIG_RELOAD_SUCCESSFUL, PROBE_METRICS } from './probe-metrics';
 import { EXPORTER_JOB_NAME } from './scrape-job';
 import { goTemplateLiteral as literal } from './go-template';
@@ -126,10 +127,11 @@ interface Quorum {
 
 /**
  * The labels an alert about a target keeps when the locations' series are counted together: the target's own
- * (job, instance, module, the job's and its targets' labels), not the location's.
+ * (job, instance, module, the job's and its targets' labels, and for a discovered target its namespace and
+ * object), not the location's.
  */
 function targetLabels(job: Job): string[] {
-  const names = new Set(['job', 'instance', MODULE_LABEL, ...Object.keys(job.labels), ...job.targets.flatMap((target) => Object.keys(target.labels))]);
+  const names = new Set(['job', 'instance', MODULE_LABEL, ...Object.keys(job.labels), ...job.targets.flatMap((target) => Object.keys(target.labels)), ...discoveredTargetLabels(job)]);
   names.delete(LOCATION_LABEL);
   return [...names];
 }

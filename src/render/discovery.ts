@@ -25,6 +25,14 @@ const KINDS = {
   services: { role: 'service', meta: '__meta_kubernetes_service', apiGroup: '', resource: 'services' },
 } as const satisfies Record<DiscoveredKind, object>;
 
+const DISCOVERED_NAMESPACE_LABEL = 'namespace';
+
+/** The labels discovery gives each target it finds, beside the job's: its namespace, and its object's name by kind. */
+export function discoveredTargetLabels(job: Pick<ScrapeJob, 'discover'>): string[] {
+  const kinds = Object.keys(job.discover ?? {}) as DiscoveredKind[];
+  return kinds.length === 0 ? [] : [DISCOVERED_NAMESPACE_LABEL, ...kinds.map((kind) => KINDS[kind].role)];
+}
+
 /** An annotation as kubernetes_sd's meta label holds it: every character that is not a letter, digit or _ as _. */
 function annotationLabel(kind: DiscoveredKind, annotation: string): string {
   return `${KINDS[kind].meta}_annotation_${annotation.replace(/[^A-Za-z0-9_]/g, '_')}`;
@@ -102,7 +110,7 @@ export function renderDiscoveryScrapeConfigs(job: ScrapeJob, module: SpecModule,
         relabel_configs: [
           ...('port' in found && found.port !== undefined ? [portRule(found.port)] : []),
           ...discoveryTargetRules(kind, job, module.prober),
-          { source_labels: ['__meta_kubernetes_namespace'], target_label: 'namespace' },
+          { source_labels: ['__meta_kubernetes_namespace'], target_label: DISCOVERED_NAMESPACE_LABEL },
           { source_labels: [`${KINDS[kind].meta}_name`], target_label: KINDS[kind].role },
           instance,
           address,

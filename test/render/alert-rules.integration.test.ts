@@ -344,6 +344,17 @@ describe('with locations', () => {
     expect(locatedRules.groups.map((group) => group.name)).toEqual(['probekit:db', 'probekit:locations', 'probekit:exporter']);
   });
 
+  it("EndpointDown keeps a discovered target's namespace and object name, which discovery's rules give it", () => {
+    const discovered = parseSpec({
+      locations: ['eu', 'us', 'ap'],
+      modules: { http_2xx: { prober: 'http' } },
+      jobs: [{ name: 'shop', module: 'http_2xx', discover: { ingresses: { selector: { matchLabels: { app: 'shop' } } } } }],
+    });
+    const down = renderAlertRules(discovered).groups[0].rules.find((rule) => rule.alert === ALERTS.endpointDown)!;
+    // Before, counted by (job, instance, module): the page lost the namespace an Alertmanager route may match.
+    expect(down.expr).toContain('count by (job, instance, module, namespace, ingress) (probe_success{job="shop"} == 0)');
+  });
+
   describeWithBinaries([PROMTOOL])('promtool', () => {
     let dir: string;
     beforeAll(() => {
