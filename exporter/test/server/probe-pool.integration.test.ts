@@ -4,7 +4,7 @@
  * old config everywhere; a worker that stops fails its probes at once and is replaced. The workers run our
  * sources through tsx, as the config-loading thread does under test.
  *
- * @ci-seconds 25
+ * @ci-seconds 55
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
