@@ -72,6 +72,12 @@ const STARTED_RSS_MS = 1000;
  */
 const IDLE_SETTLE_MS = 12_000;
 const BUNDLE = resolve(__dirname, '../dist/probekit-exporter.js');
+const REPOSITORY = resolve(__dirname, '../..');
+
+/** Flags as the results file records them: a path into the repository relative to its root, so no machine's path is kept. */
+function repositoryRelative(flags: readonly string[]): string {
+  return flags.map((flag) => flag.split(`${REPOSITORY}/`).join('')).join(' ');
+}
 const TARGET_SERVER = resolve(__dirname, 'target-server.ts');
 const EXPORTERS = ['reference', 'ours'] as const;
 type ExporterName = (typeof EXPORTERS)[number];
@@ -419,8 +425,8 @@ async function main(): Promise<void> {
   const runStarted = performance.now();
   const oursOptions: StartOptions = { ...(existsSync(BUNDLE) && { command: [NODE, ...NODE_FLAGS, BUNDLE] }), flags: OURS_FLAGS };
   const oursRun =
-    (oursOptions.command ? `bundle on Node ${nodeVersion(NODE)}${NODE_FLAGS.length > 0 ? ` (node ${NODE_FLAGS.join(' ')})` : ''}` : 'source (tsx; run npm run build for the bundle)') +
-    (OURS_FLAGS.length > 0 ? ` ${OURS_FLAGS.join(' ')}` : '');
+    (oursOptions.command ? `bundle on Node ${nodeVersion(NODE)}${NODE_FLAGS.length > 0 ? ` (node ${repositoryRelative(NODE_FLAGS)})` : ''}` : 'source (tsx; run npm run build for the bundle)') +
+    (OURS_FLAGS.length > 0 ? ` ${repositoryRelative(OURS_FLAGS)}` : '');
   const pki = makeTlsFixtures();
   const targets = await startTargets(pki.serverCertFile, pki.serverKeyFile);
   const nginx = nginxWrkUnavailable() === undefined ? await startNginx() : undefined;

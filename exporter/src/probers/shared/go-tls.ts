@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
-
 /**
  * Go's crypto/tls facts both sides of the exporter need: the names Go gives cipher suites (a web config's
  * `cipher_suites` are written in them) and what Go's client offers by default, which upstream's probes offer.
  */
+import { readFileSync } from 'node:fs';
 
 /** Go's names for the TLS 1.2 cipher suites it accepts, and OpenSSL's for the same suite. */
 export const TLS12_CIPHER_SUITES: Readonly<Record<string, string>> = {
